@@ -1,0 +1,9 @@
+//! conform: a conformance kit that proves whether a command-line tool is safe and
+//! reliable for AI agents to call.
+//!
+//! The data flow (see `shared/design/architecture.md`):
+//! profile -> [`profile`] (load, validate) -> [`plan`] (the runs each check needs)
+//! -> [`exec`] (one [`exec::RunRecord`] per run) -> [`checks`] (judge)
+//! -> [`result`] (ConformanceResult) -> [`render`].
+
+pub mod exec;
