@@ -6,4 +6,8 @@
 //! -> [`exec`] (one [`exec::RunRecord`] per run) -> [`checks`] (judge)
 //! -> [`result`] (ConformanceResult) -> [`render`].
 
+pub mod discover;
+pub mod envelope;
 pub mod exec;
+pub mod profile;
+pub mod render;

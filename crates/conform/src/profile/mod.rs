@@ -1,0 +1,147 @@
+//! The conformance profile: model, loading, validation and command resolution.
+//!
+//! A profile is read as raw JSON first and checked rule by rule (collecting every
+//! violation with its JSON pointer and line), and only a document that passed
+//! becomes a typed [`Profile`]. The tool is never run for an invalid profile.
+
+mod model;
+mod pointer;
+mod resolve;
+mod spans;
+mod validate;
+
+use std::path::{Path, PathBuf};
+
+pub use model::{ArgumentOrder, Probe, ProbeKind, ProbeSignal, Profile};
+pub use resolve::resolve_program;
+pub use validate::{validate_document, Violation, CONFIRMATION_FLAGS, MAX_LIMIT_SECONDS};
+
+/// The profile format's JSON Schema (draft-07), for editors and `conform schema`.
+pub const PROFILE_SCHEMA: &str = include_str!("../../schemas/conformance-profile.schema.json");
+
+/// A valid profile with its paths resolved, ready to run.
+#[derive(Debug, Clone)]
+pub struct LoadedProfile {
+    /// The profile file as given.
+    pub path: PathBuf,
+    /// The directory the profile lives in: relative commands resolve against it and
+    /// every run's working directory is it.
+    pub dir: PathBuf,
+    pub profile: Profile,
+    /// `command[0]` resolved to an executable file.
+    pub program: PathBuf,
+}
+
+/// Why a profile cannot be used: every violation found.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{} is not a valid conformance profile ({} violation{})", path.display(), violations.len(), if violations.len() == 1 { "" } else { "s" })]
+pub struct ProfileError {
+    pub path: PathBuf,
+    pub violations: Vec<Violation>,
+}
+
+/// Read, parse, validate and resolve a profile file.
+pub fn load(path: &Path) -> Result<LoadedProfile, ProfileError> {
+    let fail = |violations: Vec<Violation>| ProfileError {
+        path: path.to_path_buf(),
+        violations,
+    };
+    let bytes = std::fs::read(path).map_err(|error| {
+        let fix = if error.kind() == std::io::ErrorKind::NotFound {
+            "check the path; profiles are usually committed as conformance-profile.json next to the CLI"
+        } else {
+            "make the file readable"
+        };
+        fail(vec![Violation::new(
+            "",
+            format!("cannot read the profile {}: {error}", path.display()),
+            fix,
+        )])
+    })?;
+    let text = String::from_utf8(bytes).map_err(|error| {
+        fail(vec![Violation::new(
+            "",
+            format!("the profile is not UTF-8 text (invalid byte at offset {})", error.utf8_error().valid_up_to()),
+            "save the profile as UTF-8 JSON",
+        )])
+    })?;
+    let dir = profile_dir(path);
+    let profile = parse(&text, &dir).map_err(fail)?;
+    let program = PathBuf::from(&profile.1);
+    Ok(LoadedProfile {
+        path: path.to_path_buf(),
+        dir,
+        profile: profile.0,
+        program,
+    })
+}
+
+/// Parse and validate profile text whose relative command resolves against `dir`.
+/// Returns the profile and its resolved program.
+pub fn parse(text: &str, dir: &Path) -> Result<(Profile, PathBuf), Vec<Violation>> {
+    let doc: serde_json::Value = serde_json::from_str(text).map_err(|error| {
+        let mut v = Violation::new(
+            "",
+            format!("the profile is not valid JSON: {error}"),
+            "fix the JSON syntax at that line and column (a trailing comma or a missing quote is typical)",
+        );
+        v.line = Some(error.line());
+        v.column = Some(error.column());
+        vec![v]
+    })?;
+    let mut violations = validate_document(&doc);
+    let program = match doc.pointer("/command/0").and_then(|c| c.as_str()) {
+        Some(name) => match resolve_program(name, dir) {
+            Ok(program) => Some(program),
+            Err(violation) => {
+                violations.push(violation);
+                None
+            }
+        },
+        None => None,
+    };
+    if !violations.is_empty() {
+        let spans = spans::locate(text);
+        for v in &mut violations {
+            if v.line.is_none() {
+                // A missing member has no span of its own: point at its parent.
+                let mut pointer = v.pointer.as_str();
+                loop {
+                    if let Some(&(line, column)) = spans.get(pointer) {
+                        v.line = Some(line);
+                        v.column = Some(column);
+                        break;
+                    }
+                    match pointer.rfind('/') {
+                        Some(cut) => pointer = &pointer[..cut],
+                        None => break,
+                    }
+                }
+            }
+        }
+        // Document order reads best; violations without a location stay first.
+        violations.sort_by_key(|v| (v.line, v.column));
+        return Err(violations);
+    }
+    let profile: Profile = serde_json::from_value(doc).map_err(|error| {
+        // Validation accepted something the typed model does not: a bug in conform,
+        // reported as a violation rather than a panic.
+        vec![Violation::new(
+            "",
+            format!("internal error: the validated profile does not match the model: {error}"),
+            "please report this to conform's maintainers with the profile",
+        )]
+    })?;
+    match program {
+        Some(program) => Ok((profile, program)),
+        None => Err(vec![Violation::new("/command/0", "command[0] did not resolve", "fix the command")]),
+    }
+}
+
+fn profile_dir(path: &Path) -> PathBuf {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::canonicalize(&parent).unwrap_or(parent)
+}

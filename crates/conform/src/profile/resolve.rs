@@ -1,0 +1,95 @@
+//! Resolving `command[0]` to an executable file, as the reference kit does: a name
+//! containing `/` resolves against the profile's directory, a bare name through PATH.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use nix::unistd::{access, AccessFlags};
+
+use super::Violation;
+
+const AT: &str = "/command/0";
+
+/// Resolve `name` against the profile directory `dir` or PATH.
+pub fn resolve_program(name: &str, dir: &Path) -> Result<PathBuf, Violation> {
+    if name.is_empty() {
+        return Err(Violation::new(AT, "command[0] is empty", "give the program to run"));
+    }
+    if name.contains('/') {
+        let candidate = if Path::new(name).is_absolute() {
+            PathBuf::from(name)
+        } else {
+            dir.join(name)
+        };
+        let shown = std::fs::canonicalize(&candidate).unwrap_or_else(|_| normalize(&candidate));
+        let against = if Path::new(name).is_absolute() {
+            String::new()
+        } else {
+            format!(" (\"{name}\" against the profile directory {})", dir.display())
+        };
+        if !candidate.exists() {
+            return Err(Violation::new(
+                AT,
+                format!("command \"{name}\" does not exist: resolved to {}{against}", shown.display()),
+                "relative commands resolve against the profile's directory, not the working directory; fix the path or build the tool first",
+            ));
+        }
+        if !candidate.is_file() {
+            return Err(Violation::new(
+                AT,
+                format!("command \"{name}\" is not a file: resolved to {}{against}", shown.display()),
+                "point command[0] at the executable itself",
+            ));
+        }
+        if !is_executable(&candidate) {
+            return Err(Violation::new(
+                AT,
+                format!("command \"{name}\" is not executable: {}{against}", shown.display()),
+                format!("make it executable (chmod +x {})", shown.display()),
+            ));
+        }
+        return Ok(shown);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let dirs: Vec<PathBuf> = std::env::split_paths(&path).filter(|d| !d.as_os_str().is_empty()).collect();
+    for d in &dirs {
+        let candidate = d.join(name);
+        if candidate.is_file() && is_executable(&candidate) {
+            return Ok(candidate);
+        }
+    }
+    Err(Violation::new(
+        AT,
+        format!(
+            "command \"{name}\" was not found on PATH (searched {} director{}: {})",
+            dirs.len(),
+            if dirs.len() == 1 { "y" } else { "ies" },
+            std::env::join_paths(&dirs)
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_else(|_| OsStr::new("?").to_string_lossy().into_owned())
+        ),
+        "install the tool, add its directory to PATH, or give a path containing '/' relative to the profile",
+    ))
+}
+
+/// `a/b/../c` -> `a/c` without touching the file system (for paths that do not exist).
+fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn is_executable(path: &Path) -> bool {
+    access(path, AccessFlags::X_OK).is_ok()
+}

@@ -1,0 +1,563 @@
+//! Profile validation: every rule of the profile format, plus the seed's "common
+//! mistakes", checked on the raw JSON document so that *all* violations are reported
+//! at once, each with the JSON pointer of the offending value.
+
+use serde_json::{Map, Value};
+
+use super::model::ProbeKind;
+use super::pointer::child;
+
+/// One thing wrong with a profile.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Violation {
+    /// JSON pointer of the offending (or missing) value, `""` for the whole document.
+    pub pointer: String,
+    /// What is wrong, in the profile author's terms.
+    pub message: String,
+    /// How to fix it.
+    pub fix: String,
+    /// 1-based line and column of the offending value, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+}
+
+impl Violation {
+    pub fn new(pointer: impl Into<String>, message: impl Into<String>, fix: impl Into<String>) -> Self {
+        Violation {
+            pointer: pointer.into(),
+            message: message.into(),
+            fix: fix.into(),
+            line: None,
+            column: None,
+        }
+    }
+}
+
+/// Flags that confirm a destructive action. The kit never deletes on purpose, so a
+/// profile that contains one is rejected wherever the kit would pass it to the tool.
+pub const CONFIRMATION_FLAGS: &[&str] = &[
+    "--yes",
+    "-y",
+    "--force",
+    "--confirm",
+    "--confirm-destructive",
+    "--assume-yes",
+    "--auto-approve",
+    "--live",
+];
+
+/// `-f` is `--force` for many tools but `--file` for others: refused in destructive probes only.
+const DESTRUCTIVE_ONLY_CONFIRMATION_FLAGS: &[&str] = &["-f"];
+
+/// Values of `--format`/`--output`/`-o` that select an output format.
+const FORMAT_NAMES: &[&str] = &[
+    "json", "jsonl", "ndjson", "json-lines", "jsonlines", "plain", "text", "txt", "tsv", "csv",
+    "yaml", "yml", "table", "human", "pretty", "raw", "markdown", "md", "xml",
+];
+
+const ROOT_FIELDS: &[&str] = &[
+    "schema_version",
+    "tool",
+    "command",
+    "timeout_seconds",
+    "manifest",
+    "argument_order",
+    "probes",
+];
+const ROOT_REQUIRED: &[&str] = &["schema_version", "tool", "command", "timeout_seconds", "probes"];
+const ORDER_FIELDS: &[&str] = &[
+    "command_path",
+    "local_args",
+    "global_flag",
+    "value",
+    "alternate_value",
+    "positional",
+];
+const ORDER_REQUIRED: &[&str] = &["command_path", "local_args", "global_flag", "value", "alternate_value"];
+const PROBE_FIELDS: &[&str] = &[
+    "name",
+    "argv",
+    "kind",
+    "dry_run_flag",
+    "deadline_seconds",
+    "signal",
+    "after_lines",
+];
+const PROBE_REQUIRED: &[&str] = &["name", "argv", "kind"];
+const STREAM_ONLY_FIELDS: &[&str] = &["deadline_seconds", "signal", "after_lines"];
+
+/// The longest limit a profile may set, in seconds.
+pub const MAX_LIMIT_SECONDS: f64 = 120.0;
+
+/// Check a parsed profile document against every rule; an empty result means valid
+/// (command resolution aside, which needs the file system: see `load`).
+pub fn validate_document(doc: &Value) -> Vec<Violation> {
+    let mut v = Validator::default();
+    v.root(doc);
+    v.violations
+}
+
+#[derive(Default)]
+struct Validator {
+    violations: Vec<Violation>,
+}
+
+impl Validator {
+    fn push(&mut self, pointer: &str, message: impl Into<String>, fix: impl Into<String>) {
+        self.violations.push(Violation::new(pointer, message, fix));
+    }
+
+    fn root(&mut self, doc: &Value) {
+        let Some(obj) = doc.as_object() else {
+            self.push(
+                "",
+                format!("the profile must be a JSON object, found {}", describe(doc)),
+                "start from the example in the profile format: { \"schema_version\": \"1.0\", \"tool\": ..., \"command\": [...], \"timeout_seconds\": 5, \"probes\": [...] }",
+            );
+            return;
+        };
+        self.fields(obj, "", ROOT_FIELDS, ROOT_REQUIRED, "the profile");
+
+        if let Some(version) = obj.get("schema_version") {
+            if version.as_str() != Some("1.0") {
+                self.push(
+                    "/schema_version",
+                    format!("schema_version must be the string \"1.0\", found {}", describe(version)),
+                    "set \"schema_version\": \"1.0\"",
+                );
+            }
+        }
+        if let Some(tool) = obj.get("tool") {
+            self.string(tool, "/tool");
+        }
+        if let Some(command) = obj.get("command") {
+            if let Some(items) = self.string_array(command, "/command") {
+                if items.is_empty() {
+                    self.push(
+                        "/command",
+                        "command is empty: the kit needs at least the program to run",
+                        "give the program as the first element, e.g. [\"./bin/mytool\"] or [\"mytool\"]",
+                    );
+                }
+            }
+        }
+        if let Some(timeout) = obj.get("timeout_seconds") {
+            self.limit_seconds(timeout, "/timeout_seconds", "timeout_seconds");
+        }
+        let global_flag = obj
+            .get("argument_order")
+            .and_then(|o| o.get("global_flag"))
+            .and_then(Value::as_str);
+        if let Some(manifest) = obj.get("manifest") {
+            if let Some(items) = self.string_array(manifest, "/manifest") {
+                self.confirmation_flags(&items, "/manifest", None);
+            }
+        }
+        if let Some(order) = obj.get("argument_order") {
+            self.argument_order(order);
+        }
+        if let Some(probes) = obj.get("probes") {
+            self.probes(probes, global_flag);
+        }
+    }
+
+    /// Unknown and missing fields of one object.
+    fn fields(&mut self, obj: &Map<String, Value>, at: &str, known: &[&str], required: &[&str], what: &str) {
+        for key in obj.keys() {
+            if !known.contains(&key.as_str()) {
+                let fix = match closest(key, known) {
+                    Some(suggestion) => format!("did you mean \"{suggestion}\"? Known fields: {}", known.join(", ")),
+                    None => format!("remove it; known fields: {}", known.join(", ")),
+                };
+                self.push(&child(at, key), format!("unknown field \"{key}\" in {what}"), fix);
+            }
+        }
+        for key in required {
+            if !obj.contains_key(*key) {
+                self.push(
+                    &child(at, key),
+                    format!("{what} is missing the required field \"{key}\""),
+                    format!("add \"{key}\""),
+                );
+            }
+        }
+    }
+
+    fn string<'a>(&mut self, value: &'a Value, at: &str) -> Option<&'a str> {
+        match value.as_str() {
+            Some(s) => Some(s),
+            None => {
+                self.push(at, format!("expected a string, found {}", describe(value)), "write it as a JSON string");
+                None
+            }
+        }
+    }
+
+    /// An array of strings; reports every non-string element.
+    fn string_array<'a>(&mut self, value: &'a Value, at: &str) -> Option<Vec<&'a str>> {
+        let Some(items) = value.as_array() else {
+            self.push(
+                at,
+                format!("expected an array of strings, found {}", describe(value)),
+                "write it as a JSON array of strings, one argument per element, e.g. [\"deployments\", \"list\"]",
+            );
+            return None;
+        };
+        let mut strings = Vec::with_capacity(items.len());
+        let mut all = true;
+        for (i, item) in items.iter().enumerate() {
+            match item.as_str() {
+                Some(s) => strings.push(s),
+                None => {
+                    all = false;
+                    self.push(
+                        &child(at, i),
+                        format!("expected a string argument, found {}", describe(item)),
+                        "quote it: every argument is a JSON string",
+                    );
+                }
+            }
+        }
+        all.then_some(strings)
+    }
+
+    /// A number in (0, 120].
+    fn limit_seconds(&mut self, value: &Value, at: &str, name: &str) {
+        match value.as_f64().filter(|_| value.is_number()) {
+            Some(n) if n > 0.0 && n <= MAX_LIMIT_SECONDS => {}
+            Some(n) => self.push(
+                at,
+                format!("{name} must be greater than 0 and at most 120, found {n}"),
+                "use a short limit such as 5: the hang checks rely on it",
+            ),
+            None => self.push(
+                at,
+                format!("{name} must be a number of seconds, found {}", describe(value)),
+                "write it as a number, e.g. 5",
+            ),
+        }
+    }
+
+    fn argument_order(&mut self, order: &Value) {
+        let at = "/argument_order";
+        let Some(obj) = order.as_object() else {
+            self.push(
+                at,
+                format!("argument_order must be an object, found {}", describe(order)),
+                "give command_path, local_args, global_flag, value and alternate_value, or remove argument_order to skip the check",
+            );
+            return;
+        };
+        self.fields(obj, at, ORDER_FIELDS, ORDER_REQUIRED, "argument_order");
+        for key in ["command_path", "local_args"] {
+            if let Some(value) = obj.get(key) {
+                let here = child(at, key);
+                if let Some(items) = self.string_array(value, &here) {
+                    self.confirmation_flags(&items, &here, None);
+                }
+            }
+        }
+        let mut strings = [None, None];
+        for (slot, key) in ["value", "alternate_value"].iter().enumerate() {
+            if let Some(value) = obj.get(*key) {
+                strings[slot] = self.string(value, &child(at, key));
+            }
+        }
+        for key in ["global_flag", "positional"] {
+            if let Some(value) = obj.get(key) {
+                self.string(value, &child(at, key));
+            }
+        }
+        if let [Some(value), Some(alternate)] = strings {
+            if value == alternate {
+                self.push(
+                    "/argument_order/alternate_value",
+                    format!("alternate_value must differ from value; both are \"{value}\""),
+                    "pick another accepted value whose stdout differs, such as \"plain\" when value is \"json\"",
+                );
+            }
+        }
+    }
+
+    fn probes(&mut self, probes: &Value, global_flag: Option<&str>) {
+        let Some(items) = probes.as_array() else {
+            self.push(
+                "/probes",
+                format!("probes must be an array of probe objects, found {}", describe(probes)),
+                "write probes as [ { \"name\": ..., \"argv\": [...], \"kind\": \"read\" }, ... ]",
+            );
+            return;
+        };
+        let mut seen: Vec<(&str, usize)> = Vec::new();
+        for (i, probe) in items.iter().enumerate() {
+            let at = child("/probes", i);
+            let Some(obj) = probe.as_object() else {
+                self.push(&at, format!("a probe must be an object, found {}", describe(probe)), "give name, argv and kind");
+                continue;
+            };
+            if let Some(name) = obj.get("name").and_then(|n| self.string(n, &child(&at, "name"))) {
+                match seen.iter().find(|(n, _)| *n == name) {
+                    Some((_, first)) => self.push(
+                        &child(&at, "name"),
+                        format!("duplicate probe name \"{name}\" (already used by /probes/{first})"),
+                        "give every probe a unique name: names label the evidence",
+                    ),
+                    None => seen.push((name, i)),
+                }
+            }
+            self.probe(obj, &at, global_flag);
+        }
+    }
+
+    fn probe(&mut self, obj: &Map<String, Value>, at: &str, global_flag: Option<&str>) {
+        self.fields(obj, at, PROBE_FIELDS, PROBE_REQUIRED, "a probe");
+        let kind = obj.get("kind").and_then(|k| {
+            let kind = k.as_str().and_then(parse_kind);
+            if kind.is_none() {
+                self.push(
+                    &child(at, "kind"),
+                    format!("kind must be one of {}, found {}", ProbeKind::ALL.join(", "), describe(k)),
+                    "read: side-effect free; destructive: refuses until confirmed; invalid: exits 2; stream: JSONL lines",
+                );
+            }
+            kind
+        });
+        let dry_run_flag = obj
+            .get("dry_run_flag")
+            .and_then(|f| self.string(f, &child(at, "dry_run_flag")));
+        let argv = obj.get("argv").and_then(|a| self.string_array(a, &child(at, "argv")));
+
+        if let Some(value) = obj.get("deadline_seconds") {
+            self.limit_seconds(value, &child(at, "deadline_seconds"), "deadline_seconds");
+        }
+        if let Some(value) = obj.get("signal") {
+            if value.as_str() != Some("INT") {
+                self.push(
+                    &child(at, "signal"),
+                    format!("signal must be \"INT\", found {}", describe(value)),
+                    "use \"INT\": SIGINT is the one signal the kit sends",
+                );
+            }
+        }
+        if let Some(value) = obj.get("after_lines") {
+            if whole_number(value).is_none_or(|n| n < 1) {
+                self.push(
+                    &child(at, "after_lines"),
+                    format!("after_lines must be a whole number of at least 1, found {}", describe(value)),
+                    "count the stdout lines to read before the signal, well inside a normal run, e.g. 2",
+                );
+            }
+        }
+
+        match kind {
+            Some(ProbeKind::Stream) => {
+                if obj.contains_key("dry_run_flag") {
+                    self.push(
+                        &child(at, "dry_run_flag"),
+                        "dry_run_flag is not allowed on a stream probe: streams are side-effect free",
+                        "remove dry_run_flag, or make this a destructive probe",
+                    );
+                }
+                match (obj.contains_key("signal"), obj.contains_key("after_lines")) {
+                    (true, false) => self.push(
+                        &child(at, "after_lines"),
+                        "signal requires after_lines: the kit must know when to send it",
+                        "add \"after_lines\": N, a line count well inside a normal run",
+                    ),
+                    (false, true) => self.push(
+                        &child(at, "signal"),
+                        "after_lines requires signal",
+                        "add \"signal\": \"INT\", or remove after_lines",
+                    ),
+                    _ => {}
+                }
+            }
+            Some(other) => {
+                for key in STREAM_ONLY_FIELDS {
+                    if obj.contains_key(*key) {
+                        self.push(
+                            &child(at, key),
+                            format!("{key} applies only to stream probes, not to a {} probe", other.as_str()),
+                            format!("remove {key}, or make this a stream probe"),
+                        );
+                    }
+                }
+                if other == ProbeKind::Destructive && !obj.contains_key("dry_run_flag") {
+                    self.push(
+                        &child(at, "dry_run_flag"),
+                        "dry_run_flag is required when kind is destructive",
+                        "name the flag that turns the command into a preview, e.g. \"dry_run_flag\": \"--dry-run\"",
+                    );
+                }
+            }
+            None => {}
+        }
+
+        if let Some(flag) = dry_run_flag {
+            if is_confirmation_flag(flag, kind == Some(ProbeKind::Destructive)) {
+                self.push(
+                    &child(at, "dry_run_flag"),
+                    format!("dry_run_flag \"{flag}\" is a confirmation flag: the preview run would delete for real"),
+                    "name the preview flag, e.g. \"--dry-run\"",
+                );
+            }
+        }
+        if let Some(argv) = argv {
+            let argv_at = child(at, "argv");
+            self.confirmation_flags(&argv, &argv_at, kind);
+            if matches!(kind, Some(ProbeKind::Read | ProbeKind::Invalid | ProbeKind::Destructive)) {
+                self.format_flags(&argv, &argv_at, global_flag);
+            }
+            if let Some(flag) = dry_run_flag.filter(|f| argv.contains(f)) {
+                if kind == Some(ProbeKind::Destructive) {
+                    self.push(
+                        &argv_at,
+                        format!("argv already contains the dry_run_flag \"{flag}\": the refusal run would be a preview"),
+                        "remove it from argv; the kit appends dry_run_flag itself for the preview run",
+                    );
+                }
+            }
+        }
+    }
+
+    fn confirmation_flags(&mut self, argv: &[&str], at: &str, kind: Option<ProbeKind>) {
+        let destructive = kind == Some(ProbeKind::Destructive);
+        for (i, arg) in argv.iter().enumerate() {
+            if is_confirmation_flag(arg, destructive) {
+                self.push(
+                    &child(at, i),
+                    format!("\"{arg}\" is a confirmation flag: with it the kit would execute the action for real"),
+                    "remove it; destructive probes run without confirmation (expecting refusal) and with their dry_run_flag",
+                );
+            }
+        }
+    }
+
+    fn format_flags(&mut self, argv: &[&str], at: &str, global_flag: Option<&str>) {
+        for (i, arg) in argv.iter().enumerate() {
+            let next = argv.get(i + 1).copied();
+            let named = if is_flag(arg, "--json") {
+                Some(format!("\"{arg}\" selects JSON output"))
+            } else if global_flag.is_some_and(|g| is_flag(arg, g)) {
+                Some(format!("\"{arg}\" is the profile's argument_order.global_flag"))
+            } else {
+                format_value(arg, next).map(|value| format!("\"{arg}\" selects the \"{value}\" output format"))
+            };
+            if let Some(named) = named {
+                self.push(
+                    &child(at, i),
+                    format!("{named}: json_envelope must prove the tool prints JSON without flags when stdout is not a TTY (REQ-F-003)"),
+                    "remove the format flag from argv; argument_order is the one place a profile names it",
+                );
+            }
+        }
+    }
+}
+
+/// `arg` is `flag` or `flag=...`.
+fn is_flag(arg: &str, flag: &str) -> bool {
+    !flag.is_empty() && (arg == flag || arg.strip_prefix(flag).is_some_and(|rest| rest.starts_with('=')))
+}
+
+fn is_confirmation_flag(arg: &str, destructive: bool) -> bool {
+    CONFIRMATION_FLAGS.iter().any(|f| is_flag(arg, f))
+        || (destructive && DESTRUCTIVE_ONLY_CONFIRMATION_FLAGS.contains(&arg))
+}
+
+/// The format name selected by `--format X`, `--output X`, `-o X`, `--format=X`,
+/// `--output=X` or `-oX` at this argument, if any.
+fn format_value<'a>(arg: &'a str, next: Option<&'a str>) -> Option<&'a str> {
+    let value = match arg {
+        "--format" | "--output" | "-o" => next?,
+        _ => arg
+            .strip_prefix("--format=")
+            .or_else(|| arg.strip_prefix("--output="))
+            .or_else(|| arg.strip_prefix("-o").filter(|v| !v.is_empty() && !v.starts_with('=')))?,
+    };
+    FORMAT_NAMES
+        .iter()
+        .any(|f| f.eq_ignore_ascii_case(value))
+        .then_some(value)
+}
+
+fn parse_kind(s: &str) -> Option<ProbeKind> {
+    match s {
+        "read" => Some(ProbeKind::Read),
+        "destructive" => Some(ProbeKind::Destructive),
+        "invalid" => Some(ProbeKind::Invalid),
+        "stream" => Some(ProbeKind::Stream),
+        _ => None,
+    }
+}
+
+/// A JSON number with no fractional part (`2` or `2.0`, as JSON Schema's "integer").
+pub(crate) fn whole_number(value: &Value) -> Option<i64> {
+    if let Some(n) = value.as_i64() {
+        return Some(n);
+    }
+    let f = value.as_f64()?;
+    (f.fract() == 0.0 && f.abs() < 9.0e15).then_some(f as i64)
+}
+
+/// A short description of a JSON value for messages: its type and a bounded excerpt.
+fn describe(value: &Value) -> String {
+    let kind = match value {
+        Value::Null => return "null".into(),
+        Value::Bool(b) => return format!("boolean {b}"),
+        Value::Number(n) => return format!("number {n}"),
+        Value::String(s) => {
+            let excerpt: String = s.chars().take(40).collect();
+            let ellipsis = if s.chars().count() > 40 { "..." } else { "" };
+            return format!("string \"{excerpt}{ellipsis}\"");
+        }
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    };
+    kind.into()
+}
+
+/// The known field closest to a misspelled one, when it is close enough to be a typo.
+fn closest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
+    known
+        .iter()
+        .map(|k| (edit_distance(&key.to_ascii_lowercase(), k), *k))
+        .filter(|(d, k)| *d <= 2.max(k.len() / 4))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typo_suggests_the_field() {
+        assert_eq!(closest("timeout_second", ROOT_FIELDS), Some("timeout_seconds"));
+        assert_eq!(closest("zzz", ROOT_FIELDS), None);
+    }
+
+    #[test]
+    fn format_values() {
+        assert_eq!(format_value("--format", Some("JSON")), Some("JSON"));
+        assert_eq!(format_value("-ojson", None), Some("json"));
+        assert_eq!(format_value("--output", Some("out.txt")), None);
+        assert_eq!(format_value("-o", None), None);
+    }
+}

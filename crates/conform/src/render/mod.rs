@@ -1,0 +1,5 @@
+//! Renderers: the same reports as one ResponseEnvelope (piped, for agents and CI) or
+//! as text for people (on a TTY).
+
+pub mod style;
+pub mod validate;
