@@ -8,6 +8,10 @@
 
 pub mod discover;
 pub mod envelope;
+pub mod checks;
 pub mod exec;
 pub mod profile;
 pub mod render;
+pub mod plan;
+pub mod result;
+pub mod schedule;

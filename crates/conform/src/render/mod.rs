@@ -2,4 +2,5 @@
 //! as text for people (on a TTY).
 
 pub mod style;
+pub mod run;
 pub mod validate;

@@ -1,0 +1,157 @@
+//! `argument_order` (REQ-F-067, REQ-F-079): a global option means the same before
+//! the command path, between the path and a local option, and after it; a conflicting
+//! repeat exits 2; with a positional, a local option after it is parsed as an option.
+//!
+//! Runs are made concurrently but judged in the reference kit's order, stopping where
+//! it stops (the first run that hits the limit or fails to exit 0).
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::destructive::first_difference;
+use super::envelope::parse;
+use super::help::describe_exit;
+use super::{CheckId, Context, Judged, Outcome};
+use crate::plan::{OrderRun, Placement, RunRole};
+
+pub fn judge(ctx: &Context<'_>) -> Outcome {
+    let mut outcome = Outcome::new(CheckId::ArgumentOrder);
+    let Some(order) = ctx.profile.profile.argument_order.as_ref() else {
+        outcome.skip("profile declares no argument_order");
+        return outcome;
+    };
+    let runs: BTreeMap<OrderRun, Judged<'_>> = ctx
+        .runs(|r| matches!(r, RunRole::Order(_)))
+        .into_iter()
+        .filter_map(|run| match run.planned.role {
+            RunRole::Order(kind) => Some((kind, run)),
+            _ => None,
+        })
+        .collect();
+    let flag = &order.global_flag;
+    let get = |kind: OrderRun| runs.get(&kind).copied();
+
+    // Every placement, value then alternate, exits 0.
+    for alternate in [false, true] {
+        let value = if alternate { &order.alternate_value } else { &order.value };
+        for placement in Placement::ALL {
+            let Some(run) = get(OrderRun::Placement { placement, alternate }) else { return outcome };
+            if !outcome.completed(&run) {
+                return outcome;
+            }
+            let code = run.record.exit_code();
+            if code != Some(0) {
+                let hint = if placement == Placement::AfterLocal || placement == Placement::BetweenPathAndLocal {
+                    "; a global option must be accepted after the command path too (interspersed parsing, REQ-F-067)"
+                } else {
+                    ""
+                };
+                outcome.fail(&run, format!("{flag} {value} {} {}, expected 0{hint}", placement.describe(), describe_exit(code, &run)));
+                return outcome;
+            }
+        }
+    }
+
+    let value_run = |p| get(OrderRun::Placement { placement: p, alternate: false });
+    let alternate_run = |p| get(OrderRun::Placement { placement: p, alternate: true });
+    let reference = value_run(Placement::AfterLocal).and_then(|r| parse(&r).ok());
+    for placement in Placement::ALL {
+        let (Some(run), Some(alternate)) = (value_run(placement), alternate_run(placement)) else { continue };
+        match parse(&run) {
+            Err(reason) => outcome.fail(&run, format!("{flag} {} {}: {reason}", order.value, placement.describe())),
+            Ok(envelope) => {
+                if let Some(reference) = &reference {
+                    if envelope.get("data") != reference.get("data") {
+                        outcome.fail(
+                            &run,
+                            format!(
+                                "data differs from the run with {flag} {} after the local option ({}): the option's position changed the result",
+                                order.value,
+                                first_difference(reference.get("data").unwrap_or(&Value::Null), envelope.get("data").unwrap_or(&Value::Null), "data")
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        if alternate.record.stdout.bytes == run.record.stdout.bytes {
+            outcome.fail(
+                &alternate,
+                format!(
+                    "{flag} {} {} printed the same stdout as {flag} {}: the value was ignored or overwritten by a default (REQ-F-079)",
+                    order.alternate_value,
+                    placement.describe(),
+                    order.value
+                ),
+            );
+        }
+        if let Some(last) = alternate_run(Placement::AfterLocal) {
+            if alternate.record.stdout.bytes != last.record.stdout.bytes {
+                outcome.fail(
+                    &alternate,
+                    format!(
+                        "stdout differs from the run with {flag} {} after the local option: the option's position changed the output",
+                        order.alternate_value
+                    ),
+                );
+            }
+        }
+    }
+
+    if let Some(conflict) = get(OrderRun::Conflict) {
+        if outcome.completed(&conflict) {
+            let code = conflict.record.exit_code();
+            if code != Some(2) {
+                let why = if code == Some(0) {
+                    "; one value silently won, so an agent cannot tell which format it got"
+                } else {
+                    ""
+                };
+                outcome.fail(
+                    &conflict,
+                    format!("{flag} given twice with different values {}, expected 2{why}", describe_exit(code, &conflict)),
+                );
+            }
+        }
+    }
+
+    if let Some(positional) = &order.positional {
+        let local = order.local_args.join(" ");
+        let mut data = Vec::new();
+        for kind in [OrderRun::LocalAfterPositional, OrderRun::LocalBeforePositional, OrderRun::PositionalOnly] {
+            let Some(run) = get(kind) else { return outcome };
+            if !outcome.completed(&run) {
+                return outcome;
+            }
+            let code = run.record.exit_code();
+            let parsed = parse(&run);
+            match (code, parsed) {
+                (Some(0), Ok(envelope)) => data.push((run, envelope.get("data").cloned().unwrap_or(Value::Null))),
+                (_, parsed) => {
+                    let reason = parsed.err().unwrap_or_else(|| "the envelope reports failure".to_string());
+                    outcome.fail(&run, format!("{}: {}, {reason}", kind.describe(), describe_exit(code, &run)));
+                    return outcome;
+                }
+            }
+        }
+        if let [(after, after_data), (_, before_data), (_, alone_data)] = data.as_slice() {
+            if after_data != before_data {
+                outcome.fail(
+                    after,
+                    format!(
+                        "{local} after {positional:?} gives different data than before it ({})",
+                        first_difference(before_data, after_data, "data")
+                    ),
+                );
+            }
+            if after_data == alone_data {
+                outcome.fail(
+                    after,
+                    format!("{local} after {positional:?} had no effect: it was read as a positional or ignored (REQ-F-067)"),
+                );
+            }
+        }
+    }
+    outcome
+}

@@ -1,0 +1,26 @@
+//! `no_color_honored`: with `NO_COLOR=1`, no ANSI escape on stdout or stderr.
+
+use super::envelope::find_ansi;
+use super::{CheckId, Context, Outcome};
+use crate::plan::RunRole;
+
+pub fn judge(ctx: &Context<'_>) -> Outcome {
+    let mut outcome = Outcome::new(CheckId::NoColorHonored);
+    for run in ctx.runs(|r| matches!(r, RunRole::NoColor { .. })) {
+        if !outcome.completed(&run) {
+            continue;
+        }
+        let streams = [("stdout", &run.record.stdout.bytes), ("stderr", &run.record.stderr.bytes)];
+        let colored: Vec<String> = streams
+            .iter()
+            .filter_map(|(name, bytes)| find_ansi(bytes).map(|at| format!("{name} at byte {at}")))
+            .collect();
+        if !colored.is_empty() {
+            outcome.fail(
+                &run,
+                format!("ANSI escape sequences with NO_COLOR=1 set: {} (REQ-F-008: NO_COLOR disables color on both streams)", colored.join(", ")),
+            );
+        }
+    }
+    outcome
+}

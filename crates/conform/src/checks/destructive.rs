@@ -1,0 +1,167 @@
+//! Destructive probes: `destructive_refuses_unconfirmed` (exit 2 without
+//! confirmation), `dry_run_preview` (the preview flag exits 0 with an envelope) and
+//! the extension `dry_run_stable` (two previews give the same data: a preview that
+//! changes between runs acted).
+
+use serde_json::Value;
+
+use super::envelope::parse;
+use super::help::describe_exit;
+use super::{CheckId, Context, Outcome};
+use crate::plan::RunRole;
+use crate::profile::ProbeKind;
+
+pub struct DestructiveOutcomes {
+    pub refuses: Outcome,
+    pub preview: Outcome,
+    pub stable: Outcome,
+}
+
+const NO_DESTRUCTIVE: &str = "profile declares no destructive probe";
+
+pub fn judge(ctx: &Context<'_>) -> DestructiveOutcomes {
+    let mut out = DestructiveOutcomes {
+        refuses: Outcome::new(CheckId::DestructiveRefusesUnconfirmed),
+        preview: Outcome::new(CheckId::DryRunPreview),
+        stable: Outcome::new(CheckId::DryRunStable),
+    };
+    let probes = &ctx.profile.profile.probes;
+    if !probes.iter().any(|p| p.kind == ProbeKind::Destructive) {
+        out.refuses.skip(NO_DESTRUCTIVE);
+        out.preview.skip(NO_DESTRUCTIVE);
+        out.stable.skip(NO_DESTRUCTIVE);
+        return out;
+    }
+
+    let refusals = ctx.runs(|r| matches!(r, RunRole::Closed { probe } if probes[*probe].kind == ProbeKind::Destructive));
+    for run in refusals {
+        if run.record.timed_out || run.record.spawn_error.is_some() {
+            continue; // no_hang_stdin_closed reports it
+        }
+        out.refuses.runs_checked += 1;
+        let code = run.record.exit_code();
+        if code != Some(2) {
+            let why = if code == Some(0) {
+                "; it went ahead without confirmation (the kit never confirms, so it may really have acted)"
+            } else {
+                ""
+            };
+            out.refuses.fail(
+                &run,
+                format!("{} without confirmation, expected 2 (refused before side effects){why}", describe_exit(code, &run)),
+            );
+        }
+    }
+
+    for run in ctx.runs(|r| matches!(r, RunRole::Preview { second: false, .. })) {
+        if !out.preview.completed(&run) {
+            continue;
+        }
+        let code = run.record.exit_code();
+        if code != Some(0) {
+            out.preview.fail(&run, format!("the preview {}, expected 0", describe_exit(code, &run)));
+        } else if let Err(reason) = parse(&run) {
+            out.preview.fail(&run, format!("the preview's output is not a valid envelope: {reason}"));
+        }
+    }
+
+    let mut compared = 0;
+    for (index, _) in probes.iter().enumerate().filter(|(_, p)| p.kind == ProbeKind::Destructive) {
+        let first = ctx.run(&RunRole::Preview { probe: index, second: false });
+        let second = ctx.run(&RunRole::Preview { probe: index, second: true });
+        let (Some(first), Some(second)) = (first, second) else { continue };
+        let valid = |run: &super::Judged<'_>| {
+            (!run.record.timed_out && run.record.exit_code() == Some(0)).then(|| parse(run).ok()).flatten()
+        };
+        let (Some(a), Some(b)) = (valid(&first), valid(&second)) else { continue };
+        compared += 1;
+        out.stable.runs_checked += 2;
+        let a = stable_data(a.get("data").cloned().unwrap_or(Value::Null));
+        let b = stable_data(b.get("data").cloned().unwrap_or(Value::Null));
+        if a != b {
+            out.stable.fail(
+                &second,
+                format!(
+                    "the second preview's data differs from the first ({}): a preview that changes between runs acted on the first run (REQ-C-004)",
+                    first_difference(&a, &b, "data")
+                ),
+            );
+        }
+    }
+    if compared == 0 && out.stable.failures.is_empty() {
+        out.stable.skip("no destructive probe has two valid previews (dry_run_preview reports broken previews)");
+    }
+    out
+}
+
+/// Keys that legitimately change between two identical previews.
+fn volatile(key: &str) -> bool {
+    key.ends_with("_at") || matches!(key, "timestamp" | "request_id" | "trace_id" | "duration_ms")
+}
+
+/// `value` without volatile keys, at any depth.
+fn stable_data(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter().filter(|(k, _)| !volatile(k)).map(|(k, v)| (k, stable_data(v))).collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(stable_data).collect()),
+        other => other,
+    }
+}
+
+/// Where two JSON values first differ, as a path, for the failure detail.
+pub fn first_difference(a: &Value, b: &Value, path: &str) -> String {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, v) in x {
+                match y.get(k) {
+                    Some(w) if w == v => {}
+                    Some(w) => return first_difference(v, w, &format!("{path}.{k}")),
+                    None => return format!("{path}.{k} is missing the second time"),
+                }
+            }
+            match y.keys().find(|k| !x.contains_key(*k)) {
+                Some(k) => format!("{path}.{k} appears only the second time"),
+                None => format!("{path} differs"),
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() != y.len() => {
+            format!("{path} has {} items, then {}", x.len(), y.len())
+        }
+        (Value::Array(x), Value::Array(y)) => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find(|(_, (v, w))| v != w)
+            .map_or_else(|| format!("{path} differs"), |(i, (v, w))| first_difference(v, w, &format!("{path}[{i}]"))),
+        _ => format!("{path} is {} then {}", short(a), short(b)),
+    }
+}
+
+fn short(v: &Value) -> String {
+    let text = v.to_string();
+    if text.chars().count() > 60 {
+        format!("{}...", text.chars().take(60).collect::<String>())
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn volatile_keys_are_dropped_at_any_depth() {
+        let a = stable_data(json!({"x": 1, "created_at": 1, "n": [{"request_id": "a", "y": 2}]}));
+        assert_eq!(a, json!({"x": 1, "n": [{"y": 2}]}));
+    }
+
+    #[test]
+    fn difference_names_the_path() {
+        let d = first_difference(&json!({"a": [1, {"b": 2}]}), &json!({"a": [1, {"b": 3}]}), "data");
+        assert_eq!(d, "data.a[1].b is 2 then 3");
+    }
+}

@@ -1,0 +1,33 @@
+//! `invalid_input_exit_2`: every invalid probe exits exactly 2 (REQ-F-002: 2 means
+//! "validation failed, nothing happened").
+
+use super::help::describe_exit;
+use super::{CheckId, Context, Outcome};
+use crate::plan::RunRole;
+use crate::profile::ProbeKind;
+
+pub fn judge(ctx: &Context<'_>) -> Outcome {
+    let mut outcome = Outcome::new(CheckId::InvalidInputExit2);
+    let probes = &ctx.profile.profile.probes;
+    if !probes.iter().any(|p| p.kind == ProbeKind::Invalid) {
+        outcome.skip("profile declares no invalid probe");
+        return outcome;
+    }
+    let runs = ctx.runs(|r| matches!(r, RunRole::Closed { probe } if probes[*probe].kind == ProbeKind::Invalid));
+    for run in runs {
+        if run.record.timed_out || run.record.spawn_error.is_some() {
+            continue; // no_hang_stdin_closed reports it
+        }
+        outcome.runs_checked += 1;
+        let code = run.record.exit_code();
+        if code != Some(2) {
+            let why = match code {
+                Some(0) => "; it accepted the invalid input as if it were valid".to_string(),
+                Some(1) => "; agents need 2 to know the input was rejected before anything happened".to_string(),
+                _ => String::new(),
+            };
+            outcome.fail(&run, format!("{} for invalid input, expected 2{why}", describe_exit(code, &run)));
+        }
+    }
+    outcome
+}

@@ -1,0 +1,92 @@
+//! `profile_consistency` (extension): the profile's probes agree with the tool's own
+//! manifest. Catches the seed's "marking a mutating command as read": read probes run
+//! several times, so a read probe that names a destructive command acts repeatedly.
+
+use serde_json::{Map, Value};
+
+use super::manifest::manifest_data;
+use super::{CheckId, Context, Outcome};
+use crate::plan::RunRole;
+use crate::profile::{Probe, ProbeKind};
+
+pub fn judge(ctx: &Context<'_>) -> Outcome {
+    let mut outcome = Outcome::new(CheckId::ProfileConsistency);
+    if ctx.profile.profile.manifest.is_none() {
+        outcome.skip("profile declares no manifest command");
+        return outcome;
+    }
+    let Some(run) = ctx.run(&RunRole::Manifest) else {
+        outcome.skip("the manifest run was not made");
+        return outcome;
+    };
+    let manifest = match (run.record.timed_out, manifest_data(&run)) {
+        (false, Ok(manifest)) => manifest,
+        _ => {
+            outcome.skip("the tool gave no valid manifest (manifest_valid reports why)");
+            return outcome;
+        }
+    };
+    let empty = Map::new();
+    let commands = manifest.get("commands").and_then(Value::as_object).unwrap_or(&empty);
+    let root_flags = manifest.get("flags").and_then(Value::as_object).unwrap_or(&empty);
+    outcome.runs_checked += 1;
+    for probe in &ctx.profile.profile.probes {
+        if probe.kind == ProbeKind::Invalid {
+            continue;
+        }
+        if let Err(detail) = consistent(probe, commands, root_flags) {
+            outcome.fail(&run, format!("probe {:?} ({}): {detail}", probe.name, probe.kind.as_str()));
+        }
+    }
+    outcome
+}
+
+/// The manifest command a probe names: the longest prefix of its non-option
+/// arguments that is a command path (`deployments.list`).
+fn named_command<'m>(probe: &Probe, commands: &'m Map<String, Value>) -> Option<(String, &'m Value)> {
+    let words: Vec<&str> = probe.argv.iter().map(String::as_str).filter(|a| !a.starts_with('-')).collect();
+    (1..=words.len()).rev().find_map(|n| {
+        let path = words[..n].join(".");
+        commands.get(&path).map(|entry| (path, entry))
+    })
+}
+
+fn consistent(probe: &Probe, commands: &Map<String, Value>, root_flags: &Map<String, Value>) -> Result<(), String> {
+    let Some((path, entry)) = named_command(probe, commands) else {
+        return Err(format!(
+            "argv {:?} names no command of the manifest (commands: {})",
+            probe.argv,
+            commands.keys().take(12).cloned().collect::<Vec<_>>().join(", ")
+        ));
+    };
+    let danger = entry.get("danger_level").and_then(Value::as_str).unwrap_or("missing");
+    let flags = entry.get("flags").and_then(Value::as_object);
+    let has_flag = |name: &str| {
+        let bare = name.trim_start_matches('-');
+        flags.is_some_and(|f| f.contains_key(bare)) || root_flags.contains_key(bare)
+    };
+    match probe.kind {
+        ProbeKind::Read | ProbeKind::Stream if danger != "safe" => Err(format!(
+            "names {path}, whose danger_level is {danger}; {} probes run several times and must name safe commands",
+            probe.kind.as_str()
+        )),
+        ProbeKind::Destructive if danger != "destructive" => Err(format!(
+            "names {path}, whose danger_level is {danger}, not destructive: the manifest and the profile disagree on what deletes"
+        )),
+        ProbeKind::Destructive => match &probe.dry_run_flag {
+            Some(flag) if !has_flag(flag) => Err(format!(
+                "names {path}, whose flags do not include its dry_run_flag {flag} (REQ-C-004: destructive commands declare their preview flag)"
+            )),
+            _ => Ok(()),
+        },
+        ProbeKind::Stream => {
+            let streaming = entry.get("streaming_default") == Some(&Value::Bool(true)) || has_flag("stream");
+            if streaming {
+                Ok(())
+            } else {
+                Err(format!("names {path}, which declares neither streaming_default nor a stream flag (REQ-O-004)"))
+            }
+        }
+        _ => Ok(()),
+    }
+}

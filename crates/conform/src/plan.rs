@@ -1,0 +1,333 @@
+//! Planning: the runs each check needs, made once each and shared between checks.
+//!
+//! A plan is a list of runs with dependencies. A probe's stdin-closed run comes first;
+//! its other runs wait for it and are not made when it hit the limit (as in the
+//! reference kit). A second preview waits for the first (a preview that acts must be
+//! seen to change state), and argument-order runs wait for every destructive run, so
+//! that a tool that deletes without confirmation does so before the runs that compare
+//! data between placements, whatever `--jobs` is.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use crate::checks::CheckId;
+use crate::exec::{Interrupt, RunSpec, StdinMode};
+use crate::profile::{LoadedProfile, Probe, ProbeKind};
+
+/// Index of a run in [`Plan::runs`].
+pub type RunIndex = usize;
+
+/// Why a run is made: which checks read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunRole {
+    /// A probe's stdin-closed run (for a destructive probe, also its refusal run).
+    Closed { probe: usize },
+    /// A probe's stdin-open run.
+    Open { probe: usize },
+    /// A probe's stdin-closed run with `NO_COLOR=1`.
+    NoColor { probe: usize },
+    /// A destructive probe with its `dry_run_flag` appended: first or second time.
+    Preview { probe: usize, second: bool },
+    /// The tool with `--help`.
+    Help,
+    /// The profile's `manifest` argv.
+    Manifest,
+    /// One argument-order run.
+    Order(OrderRun),
+    /// A stream probe's single run.
+    Stream { probe: usize },
+}
+
+/// The argument-order runs (G = global flag, C = command path, L = local args).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OrderRun {
+    /// Placement of `G v` with the value (`alternate` false) or the alternate value.
+    Placement { placement: Placement, alternate: bool },
+    /// `G value C L G alternate_value`: must exit 2.
+    Conflict,
+    /// `C P L`.
+    LocalAfterPositional,
+    /// `C L P`.
+    LocalBeforePositional,
+    /// `C P`.
+    PositionalOnly,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Placement {
+    /// `G v C L`
+    BeforePath,
+    /// `C G v L`
+    BetweenPathAndLocal,
+    /// `C L G v`
+    AfterLocal,
+}
+
+impl Placement {
+    pub const ALL: [Placement; 3] = [Placement::BeforePath, Placement::BetweenPathAndLocal, Placement::AfterLocal];
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Placement::BeforePath => "before the command path",
+            Placement::BetweenPathAndLocal => "between path and local option",
+            Placement::AfterLocal => "after the local option",
+        }
+    }
+}
+
+impl OrderRun {
+    pub fn describe(self) -> &'static str {
+        match self {
+            OrderRun::Placement { placement, .. } => placement.describe(),
+            OrderRun::Conflict => "conflicting",
+            OrderRun::LocalAfterPositional => "local option after the positional",
+            OrderRun::LocalBeforePositional => "local option before the positional",
+            OrderRun::PositionalOnly => "positional without the local option",
+        }
+    }
+}
+
+/// One run to make.
+#[derive(Debug, Clone)]
+pub struct PlannedRun {
+    /// The label evidence shows (`probe` in the result).
+    pub label: String,
+    pub role: RunRole,
+    pub spec: RunSpec,
+    /// Runs that must finish first.
+    pub after: Vec<RunIndex>,
+    /// When this run hit its limit, the run is not made (the probe's closed run).
+    pub gate: Option<RunIndex>,
+}
+
+/// Every run for one profile.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub runs: Vec<PlannedRun>,
+}
+
+/// Options that shape every run.
+#[derive(Debug, Clone, Copy)]
+pub struct RunOptions {
+    pub capture_limit: usize,
+}
+
+/// Which run roles the selected checks need.
+#[derive(Debug, Clone, Copy, Default)]
+struct Needs {
+    closed: bool,
+    open: bool,
+    no_color: bool,
+    preview: bool,
+    second_preview: bool,
+    help: bool,
+    manifest: bool,
+    order: bool,
+    stream: bool,
+}
+
+impl Needs {
+    fn of(checks: &BTreeSet<CheckId>) -> Needs {
+        let mut n = Needs::default();
+        for check in checks {
+            match check {
+                CheckId::NoHangStdinClosed | CheckId::InvalidInputExit2 | CheckId::DestructiveRefusesUnconfirmed => {
+                    n.closed = true;
+                }
+                CheckId::NoHangStdinOpen => {
+                    n.closed = true;
+                    n.open = true;
+                }
+                CheckId::JsonEnvelope | CheckId::ExitCodeContract | CheckId::StdoutNoAnsi | CheckId::DryRunPreview => {
+                    n.closed = true;
+                    n.preview = true;
+                }
+                CheckId::NoColorHonored => {
+                    n.closed = true;
+                    n.no_color = true;
+                }
+                CheckId::HelpOffStdout => n.help = true,
+                CheckId::ManifestValid | CheckId::ProfileConsistency => n.manifest = true,
+                CheckId::ArgumentOrder => n.order = true,
+                CheckId::StreamContract | CheckId::StreamSigint => n.stream = true,
+                CheckId::DryRunStable => {
+                    n.closed = true;
+                    n.preview = true;
+                    n.second_preview = true;
+                }
+            }
+        }
+        n
+    }
+}
+
+/// Plan the runs the selected checks need.
+pub fn plan(loaded: &LoadedProfile, checks: &BTreeSet<CheckId>, options: RunOptions) -> Plan {
+    let needs = Needs::of(checks);
+    let profile = &loaded.profile;
+    let limit = Duration::from_secs_f64(profile.timeout_seconds);
+    let spec = |argv: Vec<String>, stdin: StdinMode, env: &[(&str, &str)], limit: Duration| RunSpec {
+        program: loaded.program.clone(),
+        args: profile.command.iter().skip(1).cloned().chain(argv).collect(),
+        cwd: loaded.dir.clone(),
+        env_set: env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        stdin,
+        limit,
+        capture_limit: options.capture_limit,
+        stream: false,
+        interrupt: None,
+    };
+    let mut runs: Vec<PlannedRun> = Vec::new();
+    let push = |runs: &mut Vec<PlannedRun>, label: String, role: RunRole, spec: RunSpec, after: Vec<RunIndex>, gate| {
+        runs.push(PlannedRun { label, role, spec, after, gate });
+        runs.len() - 1
+    };
+    let mut destructive_runs = Vec::new();
+
+    for (index, probe) in profile.probes.iter().enumerate() {
+        if probe.kind == ProbeKind::Stream {
+            if needs.stream {
+                push(
+                    &mut runs,
+                    stream_label(probe),
+                    RunRole::Stream { probe: index },
+                    RunSpec {
+                        limit: probe.deadline_seconds.map_or(limit, Duration::from_secs_f64),
+                        stream: true,
+                        interrupt: probe.after_lines.map(|after_lines| Interrupt { after_lines }),
+                        ..spec(probe.argv.clone(), StdinMode::Closed, &[], limit)
+                    },
+                    vec![],
+                    None,
+                );
+            }
+            continue;
+        }
+        if !needs.closed {
+            continue;
+        }
+        let destructive = probe.kind == ProbeKind::Destructive;
+        let closed = push(
+            &mut runs,
+            probe.name.clone(),
+            RunRole::Closed { probe: index },
+            spec(probe.argv.clone(), StdinMode::Closed, &[], limit),
+            vec![],
+            None,
+        );
+        let mut mine = vec![closed];
+        if needs.open {
+            mine.push(push(
+                &mut runs,
+                probe.name.clone(),
+                RunRole::Open { probe: index },
+                spec(probe.argv.clone(), StdinMode::Open, &[], limit),
+                vec![closed],
+                Some(closed),
+            ));
+        }
+        if needs.no_color {
+            mine.push(push(
+                &mut runs,
+                probe.name.clone(),
+                RunRole::NoColor { probe: index },
+                spec(probe.argv.clone(), StdinMode::Closed, &[("NO_COLOR", "1")], limit),
+                vec![closed],
+                Some(closed),
+            ));
+        }
+        if let (true, true, Some(flag)) = (destructive, needs.preview, probe.dry_run_flag.as_ref()) {
+            let mut argv = probe.argv.clone();
+            argv.push(flag.clone());
+            let label = format!("{} {flag}", probe.name);
+            let first = push(
+                &mut runs,
+                label.clone(),
+                RunRole::Preview { probe: index, second: false },
+                spec(argv.clone(), StdinMode::Closed, &[], limit),
+                vec![closed],
+                Some(closed),
+            );
+            mine.push(first);
+            if needs.second_preview {
+                mine.push(push(
+                    &mut runs,
+                    format!("{label} (second preview)"),
+                    RunRole::Preview { probe: index, second: true },
+                    spec(argv, StdinMode::Closed, &[], limit),
+                    vec![first],
+                    Some(closed),
+                ));
+            }
+        }
+        if destructive {
+            destructive_runs.extend(mine);
+        }
+    }
+
+    if needs.help {
+        push(&mut runs, "--help".into(), RunRole::Help, spec(vec!["--help".into()], StdinMode::Closed, &[], limit), vec![], None);
+    }
+    if let (true, Some(manifest)) = (needs.manifest, profile.manifest.as_ref()) {
+        push(&mut runs, "manifest".into(), RunRole::Manifest, spec(manifest.clone(), StdinMode::Closed, &[], limit), vec![], None);
+    }
+    if let (true, Some(order)) = (needs.order, profile.argument_order.as_ref()) {
+        let g = &order.global_flag;
+        let c = &order.command_path;
+        let l = &order.local_args;
+        let cat = |parts: &[&[String]]| parts.concat();
+        let one = |s: &String| vec![s.clone()];
+        for alternate in [false, true] {
+            let v = if alternate { &order.alternate_value } else { &order.value };
+            for placement in Placement::ALL {
+                let gv = [g.clone(), v.clone()];
+                let argv = match placement {
+                    Placement::BeforePath => cat(&[&gv, c, l]),
+                    Placement::BetweenPathAndLocal => cat(&[c, &gv, l]),
+                    Placement::AfterLocal => cat(&[c, l, &gv]),
+                };
+                push(
+                    &mut runs,
+                    format!("argument_order {g} {v} {}", placement.describe()),
+                    RunRole::Order(OrderRun::Placement { placement, alternate }),
+                    spec(argv, StdinMode::Closed, &[], limit),
+                    destructive_runs.clone(),
+                    None,
+                );
+            }
+        }
+        let conflict = cat(&[&[g.clone(), order.value.clone()], c, l, &[g.clone(), order.alternate_value.clone()]]);
+        push(
+            &mut runs,
+            format!("argument_order conflicting {g}"),
+            RunRole::Order(OrderRun::Conflict),
+            spec(conflict, StdinMode::Closed, &[], limit),
+            destructive_runs.clone(),
+            None,
+        );
+        if let Some(p) = &order.positional {
+            for (kind, argv) in [
+                (OrderRun::LocalAfterPositional, cat(&[c, &one(p), l])),
+                (OrderRun::LocalBeforePositional, cat(&[c, l, &one(p)])),
+                (OrderRun::PositionalOnly, cat(&[c, &one(p)])),
+            ] {
+                push(
+                    &mut runs,
+                    format!("argument_order {}", kind.describe()),
+                    RunRole::Order(kind),
+                    spec(argv, StdinMode::Closed, &[], limit),
+                    destructive_runs.clone(),
+                    None,
+                );
+            }
+        }
+    }
+    Plan { runs }
+}
+
+pub fn stream_label(probe: &Probe) -> String {
+    match probe.after_lines {
+        Some(n) => format!("{} (SIGINT after {n} lines)", probe.name),
+        None => probe.name.clone(),
+    }
+}

@@ -1,0 +1,91 @@
+//! Executing a plan: up to `jobs` runs at once, each started as soon as the runs it
+//! waits for have finished. Results are stored by plan index, so the report's order
+//! never depends on the scheduling.
+
+use std::collections::VecDeque;
+use std::sync::{Condvar, Mutex};
+
+use crate::exec::{RunRecord, RunSpec};
+use crate::plan::{Plan, RunIndex};
+
+/// What happened to each planned run, by plan index: `None` when it was not made
+/// because its gate run hit the limit.
+pub type Records = Vec<Option<RunRecord>>;
+
+struct State {
+    ready: VecDeque<RunIndex>,
+    /// Unfinished prerequisites per run.
+    waiting: Vec<usize>,
+    /// Runs not yet finished (made or dropped).
+    outstanding: usize,
+    records: Records,
+}
+
+/// Make every run of `plan` with `run`, at most `jobs` at a time.
+pub fn execute<F>(plan: &Plan, jobs: usize, run: F) -> Records
+where
+    F: Fn(&RunSpec) -> RunRecord + Sync,
+{
+    let count = plan.runs.len();
+    let mut dependents: Vec<Vec<RunIndex>> = vec![Vec::new(); count];
+    let mut waiting = vec![0usize; count];
+    for (index, planned) in plan.runs.iter().enumerate() {
+        for &before in &planned.after {
+            dependents[before].push(index);
+            waiting[index] += 1;
+        }
+    }
+    let state = Mutex::new(State {
+        ready: (0..count).filter(|&i| waiting[i] == 0).collect(),
+        waiting,
+        outstanding: count,
+        records: vec![None; count],
+    });
+    let wake = Condvar::new();
+    let workers = jobs.clamp(1, count.max(1));
+
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let next = {
+                    let mut guard = lock(&state);
+                    loop {
+                        if let Some(index) = guard.ready.pop_front() {
+                            break Some(index);
+                        }
+                        if guard.outstanding == 0 {
+                            break None;
+                        }
+                        guard = wake.wait(guard).unwrap_or_else(|poisoned| poisoned.into_inner());
+                    }
+                };
+                let Some(index) = next else { return };
+                let gated_out = {
+                    let guard = lock(&state);
+                    plan.runs[index]
+                        .gate
+                        .is_some_and(|gate| guard.records[gate].as_ref().is_none_or(|r| r.timed_out))
+                };
+                let record = (!gated_out).then(|| run(&plan.runs[index].spec));
+                let mut guard = lock(&state);
+                guard.records[index] = record;
+                guard.outstanding -= 1;
+                for &next in &dependents[index] {
+                    guard.waiting[next] -= 1;
+                    if guard.waiting[next] == 0 {
+                        guard.ready.push_back(next);
+                    }
+                }
+                drop(guard);
+                wake.notify_all();
+            });
+        }
+    });
+    state.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner()).records
+}
+
+/// A worker that panicked while holding the lock leaves consistent state behind
+/// (every update is a few plain assignments), so keep going rather than cascade.
+fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
+    state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
