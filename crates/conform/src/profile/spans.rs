@@ -161,8 +161,8 @@ mod tests {
         let text = "{\n  \"a\": [1, {\"b/c\": true}],\n  \"é\": \"x\"\n}";
         let spans = locate(text);
         assert_eq!(spans.get("/a"), Some(&(2, 3)));
-        assert_eq!(spans.get("/a/1"), Some(&(2, 11)));
-        assert_eq!(spans.get("/a/1/b~1c"), Some(&(2, 12)));
+        assert_eq!(spans.get("/a/1"), Some(&(2, 12)));
+        assert_eq!(spans.get("/a/1/b~1c"), Some(&(2, 13)));
         assert_eq!(spans.get("/é"), Some(&(3, 3)));
     }
 }
