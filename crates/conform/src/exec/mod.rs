@@ -4,9 +4,38 @@
 //! Every run is spawned without a shell in a new process group, with signal
 //! dispositions and the signal mask reset, its stdout and stderr drained concurrently
 //! up to a byte cap, and a hard limit after which the whole group is killed.
+//!
+//! Design: each run is driven by the thread that calls [`run`], in one loop that
+//! polls the nonblocking stdout and stderr pipes with short timeouts (5 ms) and checks
+//! the main process with a nonblocking wait on its own pid between polls. One thread
+//! sees every event in order, so the rules that tie them together stay plain code:
+//! SIGINT right after the read that completes line N but only while the process is
+//! alive, the group kill after the exit while the pid is still reserved, and giving
+//! up on a pipe that an escaped grandchild holds, which is just closing our end.
+//! Reader threads would need channels for the same ordering, and one blocked on a
+//! pipe that an escaped grandchild holds would linger until that process exits.
+//! Nothing here is process-wide (no SIGCHLD
+//! handler, no `waitpid(-1)`), so runs can execute concurrently on several threads.
+//!
+//! Timing: at the limit SIGTERM goes to the group, then after a 300 ms grace (during
+//! which output is still read) SIGKILL. Once the main process has exited (or been
+//! killed) the rest of the group gets SIGKILL and the pipes get 250 ms to reach EOF.
+//! A run therefore returns within its limit plus about 0.6 s, whatever the tool does.
+
+mod capture;
+mod process;
+mod runner;
+mod spawn;
 
 use std::path::PathBuf;
 use std::time::Duration;
+
+/// Makes one run as described in the module docs and records what the tool did.
+/// Never panics and never outlasts `spec.limit` by more than about a second; a
+/// program that cannot be started yields a record with `spawn_error` set.
+pub fn run(spec: &RunSpec) -> RunRecord {
+    runner::run(spec)
+}
 
 /// Default per-stream capture cap: 16 MiB.
 pub const DEFAULT_CAPTURE_LIMIT: usize = 16 * 1024 * 1024;
@@ -113,7 +142,8 @@ pub struct RunRecord {
     /// while the process was alive).
     pub signal_sent: bool,
     /// After the main process exited, something (an escaped grandchild) held stdout
-    /// or stderr open past the grace period; the kit stopped waiting.
+    /// or stderr open past the grace period; the kit stopped waiting. For a stream,
+    /// also set when its process exited but stdout was still open at the limit.
     pub pipe_held_open: bool,
     /// The tool could not be started at all (spawn error text).
     pub spawn_error: Option<String>,

@@ -1,0 +1,143 @@
+//! Building and starting the tool's process: no shell, its own process group, the
+//! scrubbed environment, and signal dispositions and mask reset in the child.
+
+use std::io;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+
+use nix::libc;
+
+use super::{RunSpec, StdinMode, SCRUBBED_ENV};
+
+/// The terminal type every run gets, so a tool that looks only at `TERM` (and not
+/// at whether stdout is a TTY) is caught emitting color into the pipe.
+const TERM_VALUE: &str = "xterm-256color";
+
+/// Highest signal number to reset in the child. Linux has 64; numbers a platform
+/// lacks just fail with EINVAL.
+const MAX_SIGNAL: libc::c_int = 64;
+
+/// Starts the tool. Every fd std creates for the pipes is close-on-exec, so the
+/// kit's ends (stdin's write end above all) never leak into children that other
+/// threads spawn at the same moment.
+pub(super) fn spawn(spec: &RunSpec) -> io::Result<Child> {
+    let mut cmd = Command::new(&spec.program);
+    cmd.args(&spec.args).current_dir(&spec.cwd);
+    for name in SCRUBBED_ENV {
+        cmd.env_remove(name);
+    }
+    cmd.env("TERM", TERM_VALUE);
+    for (name, value) in &spec.env_set {
+        cmd.env(name, value);
+    }
+    cmd.stdin(match spec.stdin {
+        StdinMode::Closed => Stdio::null(),
+        StdinMode::Open => Stdio::piped(),
+    });
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    // A group of its own, so that the limit and the cleanup after exit reach every
+    // process the tool started (that did not escape with setsid).
+    cmd.process_group(0);
+    // SAFETY: `reset_signals` runs between fork and exec, where only
+    // async-signal-safe calls are allowed; it makes only sigemptyset, sigaction and
+    // sigprocmask calls on stack data, allocates nothing and takes no locks.
+    unsafe {
+        cmd.pre_exec(reset_signals);
+    }
+    cmd.spawn()
+}
+
+/// In the child: every catchable signal back to its default disposition and an
+/// empty signal mask. Handlers are reset by exec anyway, but an ignored disposition
+/// and the mask survive it: a kit started from a non-interactive shell with SIGINT
+/// ignored, or the Rust runtime's ignored SIGPIPE, must not reach the tool.
+fn reset_signals() -> io::Result<()> {
+    // SAFETY: plain libc calls on zero-initialised, stack-owned C structs; all three
+    // functions are async-signal-safe (see the caller).
+    unsafe {
+        let mut default: libc::sigaction = std::mem::zeroed();
+        default.sa_sigaction = libc::SIG_DFL;
+        libc::sigemptyset(&mut default.sa_mask);
+        for signum in 1..=MAX_SIGNAL {
+            if signum == libc::SIGKILL || signum == libc::SIGSTOP {
+                continue;
+            }
+            if libc::sigaction(signum, &default, std::ptr::null_mut()) != 0 {
+                // Not a signal here (nothing to reset), or one libc reserves for
+                // itself and refuses to touch.
+                #[cfg(target_os = "linux")]
+                reset_reserved_signal(signum);
+            }
+        }
+        let mut empty: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut empty);
+        if libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut()) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// glibc keeps signals 32 and 33 for itself and its `sigaction` refuses them, yet an
+/// ignored disposition there is inherited through exec like any other (cargo starts
+/// test binaries with 32 ignored). The raw system call resets it.
+///
+/// # Safety
+///
+/// Only between fork and exec: it changes a disposition behind libc's back.
+#[cfg(target_os = "linux")]
+unsafe fn reset_reserved_signal(signum: libc::c_int) {
+    // The kernel's `struct sigaction` with every field zero is SIG_DFL, no flags, no
+    // restorer, an empty mask, whatever the architecture's field order; the buffer
+    // is larger than any architecture's struct.
+    let default = [0u64; 8];
+    // The kernel's sigset is 64 bits on the common architectures; where it is not
+    // (MIPS), the call fails with EINVAL and the disposition stays as it was.
+    let sigset_size = std::mem::size_of::<u64>();
+    // SAFETY: the kernel reads at most its struct's size from `default` and writes
+    // nothing (no old-action pointer).
+    unsafe {
+        libc::syscall(
+            libc::SYS_rt_sigaction,
+            signum,
+            default.as_ptr(),
+            std::ptr::null_mut::<u64>(),
+            sigset_size,
+        );
+    }
+}
+
+/// The run's environment changes relative to the kit's own environment, as
+/// `-NAME` for scrubbed variables that were present and `NAME=value` for every
+/// variable the run sets (always `TERM`, so the evidence reads the same everywhere).
+pub(super) fn env_changes(spec: &RunSpec) -> Vec<String> {
+    let set_by_spec = |name: &str| spec.env_set.iter().any(|(set, _)| set == name);
+    let mut changes: Vec<String> = SCRUBBED_ENV
+        .iter()
+        .filter(|name| std::env::var_os(name).is_some() && !set_by_spec(name))
+        .map(|name| format!("-{name}"))
+        .collect();
+    if !set_by_spec("TERM") {
+        changes.push(format!("TERM={TERM_VALUE}"));
+    }
+    changes.extend(
+        spec.env_set
+            .iter()
+            .map(|(name, value)| format!("{name}={value}")),
+    );
+    changes
+}
+
+/// A spawn error as evidence: it names the program, and the working directory when
+/// that is what is missing (the OS reports both as ENOENT).
+pub(super) fn describe_error(spec: &RunSpec, err: &io::Error) -> String {
+    if spec.cwd.is_dir() {
+        format!("cannot run {}: {err}", spec.program.display())
+    } else {
+        format!(
+            "cannot run {} in {}: {err} (the working directory is not a directory)",
+            spec.program.display(),
+            spec.cwd.display()
+        )
+    }
+}

@@ -1,0 +1,469 @@
+//! Integration tests of `conform::exec`: every run made the way checks.md says, and
+//! hostile tools (fixtures under tests/fixtures/hostile/) that must never make the
+//! kit hang. Tests wait on exits and lines, never on fixed sleeps; every record must
+//! arrive within its limit plus two seconds.
+
+use std::path::PathBuf;
+use std::sync::Once;
+use std::time::{Duration, Instant};
+
+use conform::exec::{self, Exit, Interrupt, RunRecord, RunSpec, StdinMode};
+
+/// Generous bound on what a run may take past its limit.
+const SLACK: Duration = Duration::from_secs(2);
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/hostile")
+        .join(name)
+}
+
+fn spec(name: &str) -> RunSpec {
+    RunSpec {
+        program: fixture(name),
+        args: Vec::new(),
+        cwd: PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+        env_set: Vec::new(),
+        stdin: StdinMode::Closed,
+        limit: Duration::from_secs(3),
+        capture_limit: exec::DEFAULT_CAPTURE_LIMIT,
+        stream: false,
+        interrupt: None,
+    }
+}
+
+/// Runs `spec`, asserting the record arrived within its limit plus `SLACK`.
+fn run(spec: &RunSpec) -> (RunRecord, Duration) {
+    let started = Instant::now();
+    let record = exec::run(spec);
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed < spec.limit + SLACK,
+        "{:?} took {elapsed:?} with a limit of {:?}",
+        spec.program,
+        spec.limit
+    );
+    (record, elapsed)
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn records_exit_code_and_both_streams() {
+    let (record, _) = run(&spec("exit_code.sh"));
+    assert_eq!(record.exit, Exit::Code(3));
+    assert_eq!(record.exit_code(), Some(3));
+    assert!(!record.timed_out);
+    assert!(record.spawn_error.is_none());
+    assert_eq!(record.stdout.bytes, b"out\n");
+    assert_eq!(record.stdout.total_bytes, 4);
+    assert!(!record.stdout.truncated);
+    // A megabyte of stderr before the last line: drained alongside stdout.
+    assert_eq!(record.stderr.total_bytes, 1_000_004);
+    assert!(record.stderr.bytes.ends_with(b"err\n"));
+    assert!(!record.stderr.truncated);
+    assert!(!record.pipe_held_open);
+    assert_eq!(record.stdin, StdinMode::Closed);
+    assert_eq!(record.argv, [fixture("exit_code.sh").display().to_string()]);
+    assert!(record.duration < Duration::from_secs(3));
+}
+
+#[test]
+fn records_death_by_signal() {
+    let (record, _) = run(&spec("kill_self.sh"));
+    assert_eq!(
+        record.exit,
+        Exit::Signal(nix::sys::signal::Signal::SIGUSR1 as i32)
+    );
+    assert_eq!(record.exit_code(), None);
+    assert!(!record.timed_out);
+}
+
+#[test]
+fn passes_arguments_without_a_shell() {
+    let mut spec = spec("lines.sh");
+    spec.args = vec!["1".into()];
+    spec.stream = true;
+    let (record, _) = run(&spec);
+    assert_eq!(record.exit, Exit::Code(0));
+    assert_eq!(record.stdout.bytes, b"line 1\n");
+    assert_eq!(
+        record.argv,
+        [fixture("lines.sh").display().to_string(), "1".to_string()]
+    );
+}
+
+/// Puts CI=true and NO_COLOR=1 in the test process's own environment, as a kit run
+/// under CI would have. Done once; no test depends on their absence. (std's env
+/// lock orders this against the environment reads of concurrent spawns.)
+fn kit_environment_like_ci() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        std::env::set_var("CI", "true");
+        std::env::set_var("NO_COLOR", "1");
+    });
+}
+
+fn env_lines(record: &RunRecord) -> Vec<String> {
+    text(&record.stdout.bytes)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn scrubs_the_environment_and_sets_term() {
+    kit_environment_like_ci();
+    let mut spec = spec("print_env.sh");
+    spec.env_set = vec![("CONFORM_EXEC_TEST".into(), "hello world".into())];
+    let (record, _) = run(&spec);
+    assert_eq!(record.exit, Exit::Code(0));
+    let env = env_lines(&record);
+    assert!(
+        env.iter().any(|line| line == "TERM=xterm-256color"),
+        "{env:?}"
+    );
+    assert!(env
+        .iter()
+        .any(|line| line == "CONFORM_EXEC_TEST=hello world"));
+    for scrubbed in exec::SCRUBBED_ENV {
+        let prefix = format!("{scrubbed}=");
+        assert!(
+            !env.iter().any(|line| line.starts_with(&prefix)),
+            "{scrubbed} reached the tool: {env:?}"
+        );
+    }
+    // Inherited variables still arrive.
+    assert!(env.iter().any(|line| line.starts_with("PATH=")));
+    for change in [
+        "-CI",
+        "-NO_COLOR",
+        "TERM=xterm-256color",
+        "CONFORM_EXEC_TEST=hello world",
+    ] {
+        assert!(
+            record.env_changes.iter().any(|c| c == change),
+            "{change} missing from {:?}",
+            record.env_changes
+        );
+    }
+}
+
+#[test]
+fn env_set_overrides_the_scrub() {
+    kit_environment_like_ci();
+    let mut spec = spec("print_env.sh");
+    spec.env_set = vec![("NO_COLOR".into(), "1".into())];
+    let (record, _) = run(&spec);
+    let env = env_lines(&record);
+    assert!(env.iter().any(|line| line == "NO_COLOR=1"));
+    assert!(!env.iter().any(|line| line.starts_with("CI=")));
+    assert!(record.env_changes.iter().any(|c| c == "NO_COLOR=1"));
+    assert!(!record.env_changes.iter().any(|c| c == "-NO_COLOR"));
+}
+
+#[test]
+fn closed_stdin_reads_eof() {
+    let (record, _) = run(&spec("read_stdin.sh"));
+    assert_eq!(record.exit, Exit::Code(0));
+    assert_eq!(record.stdout.bytes, b"eof\n");
+}
+
+#[test]
+fn open_stdin_blocks_a_reader_until_the_limit() {
+    let mut spec = spec("read_stdin.sh");
+    spec.stdin = StdinMode::Open;
+    spec.limit = Duration::from_secs(1);
+    let (record, elapsed) = run(&spec);
+    assert!(record.timed_out);
+    assert_eq!(record.exit, Exit::Unknown);
+    assert_eq!(record.stdin, StdinMode::Open);
+    assert!(record.stdout.bytes.is_empty());
+    assert!(elapsed >= spec.limit);
+    assert!(record.duration >= spec.limit);
+}
+
+/// The kit's process ignores SIGINT and SIGQUIT (as when started from a
+/// non-interactive shell), ignores SIGPIPE (the Rust runtime does) and this thread
+/// blocks SIGUSR2: none of it may reach the tool.
+#[cfg(target_os = "linux")]
+#[test]
+fn resets_signal_dispositions_and_mask_in_the_child() {
+    use nix::sys::signal::{
+        pthread_sigmask, sigaction, SaFlags, SigAction, SigHandler, SigSet, SigmaskHow, Signal,
+    };
+
+    let ignore = SigAction::new(SigHandler::SigIgn, SaFlags::empty(), SigSet::empty());
+    let mut blocked = SigSet::empty();
+    blocked.add(Signal::SIGUSR2);
+    // SAFETY: installs SIG_IGN, no handler code. Process-wide, but no other test
+    // depends on SIGINT or SIGQUIT; the previous dispositions are restored below.
+    let previous = unsafe {
+        [
+            sigaction(Signal::SIGINT, &ignore),
+            sigaction(Signal::SIGQUIT, &ignore),
+        ]
+    };
+    pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&blocked), None).expect("block SIGUSR2");
+
+    let (record, _) = run(&spec("signal_state.sh"));
+
+    pthread_sigmask(SigmaskHow::SIG_UNBLOCK, Some(&blocked), None).expect("unblock SIGUSR2");
+    for (signal, previous) in [Signal::SIGINT, Signal::SIGQUIT].into_iter().zip(previous) {
+        let previous = previous.expect("read the previous disposition");
+        // SAFETY: puts back what was there before.
+        unsafe { sigaction(signal, &previous) }.expect("restore the disposition");
+    }
+
+    assert_eq!(record.exit, Exit::Code(0));
+    assert_eq!(
+        text(&record.stdout.bytes),
+        "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n"
+    );
+}
+
+#[test]
+fn a_tool_that_never_exits_is_killed_at_the_limit() {
+    let mut spec = spec("never_exits.sh");
+    spec.limit = Duration::from_secs(1);
+    let (record, elapsed) = run(&spec);
+    assert!(record.timed_out);
+    assert_eq!(record.exit, Exit::Unknown);
+    assert_eq!(record.stdout.bytes, b"started\n");
+    assert!(elapsed >= spec.limit);
+    assert!(!record.pipe_held_open);
+}
+
+#[test]
+fn a_tool_that_ignores_sigterm_is_killed_after_the_grace() {
+    let mut spec = spec("ignores_term.sh");
+    spec.limit = Duration::from_secs(1);
+    let (record, elapsed) = run(&spec);
+    assert!(record.timed_out);
+    assert_eq!(record.exit, Exit::Unknown);
+    assert_eq!(record.stdout.bytes, b"started\n");
+    assert!(elapsed >= spec.limit);
+    assert!(!record.pipe_held_open);
+}
+
+/// The pid a fixture printed on its first stdout line.
+fn printed_pid(record: &RunRecord) -> i32 {
+    let out = text(&record.stdout.bytes);
+    out.lines()
+        .next()
+        .and_then(|line| line.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no pid in stdout {out:?}"))
+}
+
+/// Waits (bounded) until `pid` is gone or a zombie: killed, whether or not init
+/// has reaped it yet.
+#[cfg(target_os = "linux")]
+fn wait_until_dead(pid: i32) -> bool {
+    let deadline = Instant::now() + SLACK;
+    while Instant::now() < deadline {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Err(_) => return true,
+            // The state follows the parenthesised command name.
+            Ok(stat)
+                if stat
+                    .rsplit(')')
+                    .next()
+                    .is_some_and(|s| s.trim_start().starts_with('Z')) =>
+            {
+                return true
+            }
+            Ok(_) => std::thread::sleep(Duration::from_millis(10)),
+        }
+    }
+    false
+}
+
+#[test]
+fn a_grandchild_in_the_group_holding_stdout_is_killed_when_the_tool_exits() {
+    let mut spec = spec("grandchild_in_group.sh");
+    spec.limit = Duration::from_secs(5);
+    let (record, elapsed) = run(&spec);
+    assert_eq!(record.exit, Exit::Code(0));
+    assert!(!record.timed_out);
+    assert!(!record.pipe_held_open);
+    // Judged at the exit, not at the limit or the grandchild's 60 s.
+    assert!(elapsed < Duration::from_secs(2), "took {elapsed:?}");
+    let pid = printed_pid(&record);
+    #[cfg(target_os = "linux")]
+    assert!(
+        wait_until_dead(pid),
+        "grandchild {pid} survived the group kill"
+    );
+    #[cfg(not(target_os = "linux"))]
+    let _ = pid;
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_grandchild_that_escaped_the_group_holding_stdout_is_recorded_not_waited_for() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+
+    let mut spec = spec("grandchild_escaped.sh");
+    spec.limit = Duration::from_secs(5);
+    let (record, elapsed) = run(&spec);
+    let pid = printed_pid(&record);
+    // Clean up the escaped sleep before asserting anything else.
+    let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+
+    assert_eq!(record.exit, Exit::Code(0));
+    assert!(!record.timed_out);
+    assert!(record.pipe_held_open);
+    assert!(elapsed < Duration::from_secs(2), "took {elapsed:?}");
+}
+
+#[test]
+fn a_gigabyte_of_output_keeps_only_the_cap() {
+    const CAP: usize = 1024 * 1024;
+    let mut spec = spec("gigabyte.sh");
+    spec.capture_limit = CAP;
+    let (record, _) = run(&spec);
+    assert_eq!(record.stdout.bytes.len(), CAP);
+    assert!(record.stdout.bytes.iter().all(|&byte| byte == 0));
+    assert!(record.stdout.truncated);
+    assert!(record.stdout.total_bytes > CAP as u64);
+    // Either it printed it all in time, or the limit stopped it.
+    if record.timed_out {
+        assert!(record.stdout.total_bytes <= 1 << 30);
+    } else {
+        assert_eq!(record.exit, Exit::Code(0));
+        assert_eq!(record.stdout.total_bytes, 1 << 30);
+    }
+}
+
+#[test]
+fn output_is_kept_as_bytes() {
+    let (record, _) = run(&spec("invalid_utf8.sh"));
+    assert_eq!(record.exit, Exit::Code(0));
+    assert_eq!(record.stdout.bytes, b"\xff\xfeok\x80\n");
+}
+
+#[test]
+fn a_tool_that_closes_stdout_and_keeps_running_is_killed_at_the_limit() {
+    for stream in [false, true] {
+        let mut spec = spec("closes_stdout.sh");
+        spec.limit = Duration::from_secs(1);
+        spec.stream = stream;
+        let (record, elapsed) = run(&spec);
+        assert!(record.timed_out, "stream: {stream}");
+        assert_eq!(record.exit, Exit::Unknown);
+        assert_eq!(record.stdout.bytes, b"before\n");
+        assert!(elapsed >= spec.limit);
+    }
+}
+
+#[test]
+fn a_stream_is_interrupted_right_after_line_n() {
+    let mut spec = spec("lines.sh");
+    spec.stream = true;
+    spec.interrupt = Some(Interrupt { after_lines: 2 });
+    let (record, _) = run(&spec);
+    let out = text(&record.stdout.bytes);
+    assert!(record.signal_sent);
+    assert_eq!(record.exit, Exit::Code(130), "stdout: {out:?}");
+    assert!(!record.timed_out);
+    assert!(out.starts_with("line 1\nline 2\n"), "{out:?}");
+    assert!(out.ends_with("interrupted\n"), "{out:?}");
+    // Well before the 20 lines it would print uninterrupted.
+    assert!(out.lines().count() < 20, "{out:?}");
+}
+
+#[test]
+fn a_stream_that_ends_before_line_n_is_not_interrupted() {
+    let mut spec = spec("lines.sh");
+    spec.args = vec!["2".into()];
+    spec.stream = true;
+    spec.interrupt = Some(Interrupt { after_lines: 5 });
+    let (record, _) = run(&spec);
+    assert!(!record.signal_sent);
+    assert_eq!(record.exit, Exit::Code(0));
+    assert_eq!(record.stdout.bytes, b"line 1\nline 2\n");
+}
+
+#[test]
+fn a_stream_reads_stdout_to_eof_or_the_limit() {
+    // The tool exits at once, but a grandchild in its group keeps stdout open: a
+    // stream is read until the limit, and the grandchild is killed then.
+    let mut spec = spec("grandchild_in_group.sh");
+    spec.stream = true;
+    spec.limit = Duration::from_secs(1);
+    let (record, elapsed) = run(&spec);
+    assert_eq!(record.exit, Exit::Code(0));
+    assert!(!record.timed_out);
+    assert!(record.pipe_held_open);
+    assert!(elapsed >= spec.limit);
+    assert!(record.duration < spec.limit);
+}
+
+#[test]
+fn a_missing_program_is_a_spawn_error() {
+    let mut spec = spec("no_such_tool.sh");
+    spec.limit = Duration::from_secs(1);
+    let (record, _) = run(&spec);
+    let error = record.spawn_error.expect("spawn error");
+    assert!(error.contains("no_such_tool.sh"), "{error}");
+    assert!(error.contains("No such file"), "{error}");
+    assert_eq!(record.exit, Exit::Unknown);
+    assert!(!record.timed_out);
+    assert!(record.stdout.bytes.is_empty());
+}
+
+#[test]
+fn a_file_that_is_not_executable_is_a_spawn_error() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("tool.sh");
+    std::fs::write(&path, "#!/bin/sh\necho hi\n").expect("write tool");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let mut spec = spec("unused");
+    spec.program = path.clone();
+    let (record, _) = run(&spec);
+    let error = record.spawn_error.expect("spawn error");
+    assert!(error.contains(&path.display().to_string()), "{error}");
+    assert!(error.contains("Permission denied"), "{error}");
+}
+
+#[test]
+fn a_missing_working_directory_is_a_spawn_error_naming_it() {
+    let mut spec = spec("exit_code.sh");
+    spec.cwd = PathBuf::from("/nonexistent/conform-exec-test");
+    let (record, _) = run(&spec);
+    let error = record.spawn_error.expect("spawn error");
+    assert!(error.contains("/nonexistent/conform-exec-test"), "{error}");
+}
+
+#[test]
+fn concurrent_runs_stay_independent() {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8)
+            .map(|i| {
+                scope.spawn(move || {
+                    if i % 2 == 0 {
+                        let (record, _) = run(&spec("exit_code.sh"));
+                        assert_eq!(record.exit, Exit::Code(3));
+                        assert_eq!(record.stdout.bytes, b"out\n");
+                        assert_eq!(record.stderr.total_bytes, 1_000_004);
+                    } else {
+                        let mut spec = spec("read_stdin.sh");
+                        spec.stdin = StdinMode::Open;
+                        spec.limit = Duration::from_secs(1);
+                        let (record, _) = run(&spec);
+                        assert!(record.timed_out);
+                        assert!(record.stdout.bytes.is_empty());
+                    }
+                })
+            })
+            .collect();
+        for handle in handles {
+            assert!(handle.join().is_ok(), "a concurrent run failed");
+        }
+    });
+}
