@@ -1,0 +1,6 @@
+//! conform's integration tests: the real binaries against real profiles, the
+//! reference CLI, the broken CLIs and hostile tools.
+
+mod hostile;
+mod profile_validation;
+mod support;

@@ -1,0 +1,107 @@
+//! Shared helpers: run the real `conform` binary and read its envelope.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+pub fn hostile(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile").join(name)
+}
+
+/// The outcome of one `conform` invocation.
+pub struct Conform {
+    pub output: Output,
+    pub elapsed: Duration,
+    pub envelope: Value,
+}
+
+impl Conform {
+    pub fn code(&self) -> i32 {
+        self.output.status.code().unwrap_or(-1)
+    }
+
+    /// The ConformanceResult (single profile).
+    pub fn result(&self) -> &Value {
+        &self.envelope["data"]
+    }
+
+    /// One check of the result, by id; panics with the whole envelope when absent.
+    pub fn check(&self, id: &str) -> &Value {
+        self.result()["checks"]
+            .as_array()
+            .and_then(|checks| checks.iter().find(|c| c["id"] == id))
+            .unwrap_or_else(|| panic!("no check {id} in {:#}", self.envelope))
+    }
+
+    pub fn status(&self, id: &str) -> &str {
+        self.check(id)["status"].as_str().unwrap_or("?")
+    }
+
+    /// Every failure detail of a check, joined, for `contains` assertions.
+    pub fn details(&self, id: &str) -> String {
+        self.check(id)["failures"]
+            .as_array()
+            .map(|f| f.iter().filter_map(|x| x["detail"].as_str()).collect::<Vec<_>>().join("\n"))
+            .unwrap_or_default()
+    }
+
+    /// Ids of the checks with this status.
+    pub fn ids_with(&self, status: &str) -> Vec<String> {
+        self.result()["checks"]
+            .as_array()
+            .map(|c| c.iter().filter(|x| x["status"] == status).filter_map(|x| x["id"].as_str().map(String::from)).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// Run `conform` with stdout piped (so it prints one envelope) and parse it.
+pub fn conform<I, S>(args: I) -> Conform
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    conform_in(&repo_root(), args)
+}
+
+pub fn conform_in<I, S>(cwd: &Path, args: I) -> Conform
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let started = Instant::now();
+    let output = Command::new(env!("CARGO_BIN_EXE_conform"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("conform binary runs");
+    let elapsed = started.elapsed();
+    let envelope = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "conform's stdout is not one JSON envelope ({e}):\n{}\nstderr:\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    Conform { output, elapsed, envelope }
+}
+
+/// Write a profile for `command` with `probes` into a fresh temporary directory.
+pub fn temp_profile(command: &Path, timeout: f64, probes: Value) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("profile.json");
+    let profile = serde_json::json!({
+        "schema_version": "1.0",
+        "tool": command.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        "command": [command],
+        "timeout_seconds": timeout,
+        "probes": probes,
+    });
+    std::fs::write(&path, serde_json::to_vec_pretty(&profile).expect("profile serializes")).expect("profile written");
+    (dir, path)
+}
