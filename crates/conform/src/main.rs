@@ -1,15 +1,18 @@
 //! The `conform` command line: parse arguments, call the library, render, exit.
 
-use std::io::{IsTerminal, Write};
+mod cli;
+
+use std::collections::BTreeSet;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::Parser;
 use serde_json::{json, Value};
 
-use std::collections::BTreeSet;
-
+use cli::args::{Cli, Command, Format};
+use cli::output::{elapsed_ms, emit, emit_json, finish};
 use conform::checks::{CheckId, CATALOG};
 use conform::envelope::{envelope, ErrorDetail, ExitStatus};
 use conform::plan::RunOptions;
@@ -19,71 +22,14 @@ use conform::render::style::{color_enabled, Style};
 use conform::render::validate::{self as render_validate, ValidateReport};
 use conform::{discover, profile};
 
-/// Prove whether a command-line tool is safe and reliable for AI agents to call.
-///
-/// Piped, every command prints one JSON ResponseEnvelope on stdout; on a terminal it
-/// prints a readable report. Exit codes: 0 success, 2 invalid profile or arguments
-/// (nothing ran), 4 at least one conformance check failed.
-#[derive(Debug, Parser)]
-#[command(name = "conform", version, propagate_version = true)]
-struct Cli {
-    /// Output format: an envelope when stdout is not a terminal, text when it is.
-    #[arg(long, global = true, value_enum, default_value_t = Format::Auto)]
-    format: Format,
-
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Format {
-    /// JSON envelope when piped, text on a terminal.
-    Auto,
-    /// One JSON ResponseEnvelope.
-    Json,
-    /// Readable text.
-    Text,
-}
-
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// Check profiles against the profile format without running anything.
-    Validate {
-        /// Profile files, or directories of *.json profiles.
-        #[arg(required = true, value_name = "PROFILE")]
-        profiles: Vec<PathBuf>,
-    },
-    /// Run every check of the catalog against the tools the profiles describe.
-    Run {
-        /// Profile files, or directories of *.json profiles.
-        #[arg(required = true, value_name = "PROFILE")]
-        profiles: Vec<PathBuf>,
-        /// Report only these checks (repeat, or separate with commas); only the runs they need are made.
-        #[arg(long, value_name = "CHECK", value_delimiter = ',', value_parser = check_names())]
-        only: Vec<String>,
-        /// Leave out these checks (repeat, or separate with commas).
-        #[arg(long, value_name = "CHECK", value_delimiter = ',', value_parser = check_names())]
-        skip: Vec<String>,
-        /// Runs made at once [default: the number of CPUs].
-        #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
-        jobs: Option<u16>,
-        /// Bytes of stdout and of stderr kept per run (suffixes K, M, G); past it output is counted, not kept.
-        #[arg(long, value_name = "BYTES", default_value = "16M", value_parser = parse_size)]
-        capture_limit: usize,
-    },
-    /// List the checks: id, level, requirements, title.
-    Checks,
-    /// Print the JSON Schema of the profile format.
-    Schema {
-        /// Print the bare schema document instead of an envelope around it (for editors).
-        #[arg(long)]
-        raw: bool,
-    },
-}
-
 fn main() -> ExitCode {
     let started = Instant::now();
-    let cli = match Cli::try_parse() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(message) = cli::args::conflicting_format(&args) {
+        let error = clap::Error::raw(clap::error::ErrorKind::ArgumentConflict, message);
+        return usage_error(error.with_cmd(&<Cli as clap::CommandFactory>::command()), started);
+    }
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(error) => return usage_error(error, started),
     };
@@ -98,7 +44,8 @@ fn main() -> ExitCode {
     let status = match cli.command {
         Command::Validate { profiles } => validate(&profiles, json_output, style, started),
         Command::Schema { raw } => schema(raw, json_output, started),
-        Command::Checks => list_checks(json_output, style, started),
+        Command::Checks { ids, level } => list_checks(&ids, level, json_output, style, started),
+        Command::Manifest => emit_json(&envelope(ExitStatus::Success, cli::manifest::manifest(), None, elapsed_ms(started))),
         Command::Run { profiles, only, skip, jobs, capture_limit } => {
             let mut checks: BTreeSet<CheckId> = if only.is_empty() {
                 CheckId::all()
@@ -121,41 +68,9 @@ fn main() -> ExitCode {
     ExitCode::from(status.code() as u8)
 }
 
-fn elapsed_ms(started: Instant) -> u64 {
-    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
-}
 
-/// Write to stdout; a closed pipe (`conform ... | head`) is not an error worth a panic.
-fn emit(text: &str) -> ExitStatus {
-    let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
-        Ok(()) => ExitStatus::Success,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitStatus::Success,
-        Err(e) => {
-            eprintln!("conform: cannot write to stdout: {e}");
-            ExitStatus::GeneralError
-        }
-    }
-}
 
-fn emit_json(value: &Value) -> ExitStatus {
-    match serde_json::to_string_pretty(value) {
-        Ok(text) => emit(&(text + "\n")),
-        Err(e) => {
-            eprintln!("conform: cannot serialize the report: {e}");
-            ExitStatus::GeneralError
-        }
-    }
-}
 
-/// Finish with `status`, unless writing the output itself failed.
-fn finish(status: ExitStatus, written: ExitStatus) -> ExitStatus {
-    if written == ExitStatus::Success {
-        status
-    } else {
-        written
-    }
-}
 
 /// Bad arguments exit 2 with an envelope when piped; `--help` and `--version` exit 0
 /// and stay off stdout when it is not a terminal (REQ-F-048).
@@ -245,31 +160,6 @@ fn schema(raw: bool, json_output: bool, started: Instant) -> ExitStatus {
     }
 }
 
-fn check_names() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(CATALOG.iter().map(|c| c.name))
-}
-
-/// `16M`, `512K`, `1G` or plain bytes.
-fn parse_size(text: &str) -> Result<usize, String> {
-    let text = text.trim();
-    let (digits, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
-        Some((i, _)) => text.split_at(i),
-        None => (text, ""),
-    };
-    let n: usize = digits.parse().map_err(|_| format!("{text:?} is not a size such as 16M or 1048576"))?;
-    let factor: usize = match unit.to_ascii_uppercase().trim_end_matches("IB").trim_end_matches('B') {
-        "" => 1,
-        "K" => 1 << 10,
-        "M" => 1 << 20,
-        "G" => 1 << 30,
-        _ => return Err(format!("unknown size unit in {text:?}; use K, M or G")),
-    };
-    match n.checked_mul(factor) {
-        Some(0) | None => Err(format!("{text:?} must be at least 1 byte and fit in memory")),
-        Some(size) => Ok(size),
-    }
-}
-
 fn run(args: &[PathBuf], config: &RunConfig, json_output: bool, style: Style, started: Instant) -> ExitStatus {
     let paths = match discover::profile_paths(args) {
         Ok(paths) => paths,
@@ -303,9 +193,14 @@ fn run(args: &[PathBuf], config: &RunConfig, json_output: bool, style: Style, st
     finish(status, written)
 }
 
-fn list_checks(json_output: bool, style: Style, started: Instant) -> ExitStatus {
+fn list_checks(ids: &[String], level: Option<u8>, json_output: bool, style: Style, started: Instant) -> ExitStatus {
+    let selected: Vec<_> = CATALOG
+        .iter()
+        .filter(|c| ids.is_empty() || ids.iter().any(|id| id == c.name))
+        .filter(|c| level.is_none_or(|n| c.level <= n))
+        .collect();
     if json_output {
-        let checks: Vec<Value> = CATALOG
+        let checks: Vec<Value> = selected
             .iter()
             .map(|c| {
                 json!({
@@ -320,18 +215,17 @@ fn list_checks(json_output: bool, style: Style, started: Instant) -> ExitStatus 
             .collect();
         return emit_json(&envelope(ExitStatus::Success, json!({ "checks": checks }), None, elapsed_ms(started)));
     }
-    let width = CATALOG.iter().map(|c| c.name.len()).max().unwrap_or(0);
+    let width = selected.iter().map(|c| c.name.len()).max().unwrap_or(0);
     let mut text = String::new();
-    for c in CATALOG {
+    for c in &selected {
         let extension = if c.extension { " [extension]" } else { "" };
         text.push_str(&format!(
-            "{:width$}  level {}  {}{extension}\n{:width$}  {}\n",
-            style.bold(c.name),
+            "{}  level {}  {}{extension}\n{:width$}  {}\n",
+            style.bold(&format!("{:width$}", c.name)),
             c.level,
             c.requirements.join(", "),
             "",
             style.dim(c.title),
-            width = width
         ));
     }
     emit(&text)

@@ -1,0 +1,133 @@
+//! The command-line surface: clap definitions only.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use conform::checks::CATALOG;
+
+/// Prove whether a command-line tool is safe and reliable for AI agents to call.
+///
+/// Piped, every command prints one JSON ResponseEnvelope on stdout; on a terminal it
+/// prints a readable report. Exit codes: 0 success, 2 invalid profile or arguments
+/// (nothing ran), 4 at least one conformance check failed.
+#[derive(Debug, Parser)]
+#[command(name = "conform", version, propagate_version = true)]
+pub struct Cli {
+    /// Output format: an envelope when stdout is not a terminal, text when it is.
+    #[arg(long, global = true, value_enum, default_value_t = Format::Auto)]
+    pub format: Format,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// JSON envelope when piped, text on a terminal.
+    Auto,
+    /// One JSON ResponseEnvelope.
+    Json,
+    /// Readable text.
+    Text,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check profiles against the profile format without running anything.
+    Validate {
+        /// Profile files, or directories of *.json profiles.
+        #[arg(required = true, value_name = "PROFILE")]
+        profiles: Vec<PathBuf>,
+    },
+    /// Run every check of the catalog against the tools the profiles describe.
+    Run {
+        /// Profile files, or directories of *.json profiles.
+        #[arg(required = true, value_name = "PROFILE")]
+        profiles: Vec<PathBuf>,
+        /// Report only these checks (repeat, or separate with commas); only the runs they need are made.
+        #[arg(long, value_name = "CHECK", value_delimiter = ',', value_parser = check_names())]
+        only: Vec<String>,
+        /// Leave out these checks (repeat, or separate with commas).
+        #[arg(long, value_name = "CHECK", value_delimiter = ',', value_parser = check_names())]
+        skip: Vec<String>,
+        /// Runs made at once [default: the number of CPUs].
+        #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+        jobs: Option<u16>,
+        /// Bytes of stdout and of stderr kept per run (suffixes K, M, G); past it output is counted, not kept.
+        #[arg(long, value_name = "BYTES", default_value = "16M", value_parser = parse_size)]
+        capture_limit: usize,
+    },
+    /// List the checks: id, level, requirements, title.
+    Checks {
+        /// Only these checks (ids, as `conform run --only` takes them).
+        #[arg(value_name = "CHECK", value_parser = check_names())]
+        ids: Vec<String>,
+        /// Only the checks a level-N verdict covers (level <= N).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=3))]
+        level: Option<u8>,
+    },
+    /// Print conform's own manifest: every command, flag and exit code (REQ-O-041).
+    Manifest,
+    /// Print the JSON Schema of the profile format.
+    Schema {
+        /// Print the bare schema document instead of an envelope around it (for editors).
+        #[arg(long)]
+        raw: bool,
+    },
+}
+
+pub fn check_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(CATALOG.iter().map(|c| c.name))
+}
+
+/// `16M`, `512K`, `1G` or plain bytes.
+fn parse_size(text: &str) -> Result<usize, String> {
+    let text = text.trim();
+    let (digits, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => text.split_at(i),
+        None => (text, ""),
+    };
+    let n: usize = digits.parse().map_err(|_| format!("{text:?} is not a size such as 16M or 1048576"))?;
+    let factor: usize = match unit.to_ascii_uppercase().trim_end_matches("IB").trim_end_matches('B') {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        _ => return Err(format!("unknown size unit in {text:?}; use K, M or G")),
+    };
+    match n.checked_mul(factor) {
+        Some(0) | None => Err(format!("{text:?} must be at least 1 byte and fit in memory")),
+        Some(size) => Ok(size),
+    }
+}
+
+
+/// clap merges a global option given before and after the subcommand, last value
+/// winning; REQ-F-079 wants a conflicting repeat to be an error. Returns the message
+/// when `--format` is given twice with different values.
+pub fn conflicting_format(args: &[std::ffi::OsString]) -> Option<String> {
+    let mut seen: Option<String> = None;
+    let mut iter = args.iter().skip(1).map(|a| a.to_string_lossy());
+    while let Some(arg) = iter.next() {
+        if arg == "--" {
+            break;
+        }
+        let value = match arg.strip_prefix("--format") {
+            Some("") => iter.next().map(|v| v.into_owned()),
+            Some(rest) => rest.strip_prefix('=').map(str::to_string),
+            None => None,
+        };
+        if let Some(value) = value {
+            match &seen {
+                Some(first) if *first != value => {
+                    return Some(format!(
+                        "--format given twice with different values ({first} and {value}); give it once\n"
+                    ))
+                }
+                _ => seen = Some(value),
+            }
+        }
+    }
+    None
+}

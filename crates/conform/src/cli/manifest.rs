@@ -1,0 +1,122 @@
+//! conform's own ManifestResponse, derived from the clap definitions so that it can
+//! never drift from the real command line.
+
+use clap::{Arg, ArgAction, Command, CommandFactory};
+use serde_json::{json, Map, Value};
+
+use super::args::Cli;
+
+/// The manifest format version this follows.
+const MANIFEST_SCHEMA_VERSION: &str = "3.20";
+
+fn exit_codes() -> Value {
+    json!({
+        "0": { "name": "SUCCESS", "description": "Every check that ran passed, or the profile is valid", "retryable": false, "side_effects": "complete" },
+        "1": { "name": "GENERAL_ERROR", "description": "conform could not write its report", "retryable": false, "side_effects": "none" },
+        "2": { "name": "ARG_ERROR", "description": "INVALID_PROFILE or USAGE_ERROR: a profile is missing, unparseable or invalid, or the arguments are; nothing ran", "retryable": false, "side_effects": "none" },
+        "4": { "name": "PRECONDITION", "description": "CONFORMANCE_CHECKS_FAILED: at least one check failed; data carries the full result", "retryable": false, "side_effects": "none" }
+    })
+}
+
+/// Commands that run the tool a profile names: its side effects are the tool's.
+fn danger_level(name: &str) -> &'static str {
+    if name == "run" {
+        "mutating"
+    } else {
+        "safe"
+    }
+}
+
+fn flag_entry(arg: &Arg) -> Value {
+    let takes_value = matches!(arg.get_action(), ArgAction::Set | ArgAction::Append);
+    let values: Vec<String> = arg.get_possible_values().iter().map(|v| v.get_name().to_string()).collect();
+    // Convention of cli/args.rs: integer options are named `N`.
+    let integer = arg.get_value_names().is_some_and(|names| names.iter().any(|n| n == "N"));
+    let kind = if !takes_value {
+        "boolean"
+    } else if matches!(arg.get_action(), ArgAction::Append) {
+        "array"
+    } else if !values.is_empty() {
+        "enum"
+    } else if integer {
+        "integer"
+    } else {
+        "string"
+    };
+    let mut entry = Map::new();
+    entry.insert("type".into(), json!(kind));
+    entry.insert("required".into(), json!(arg.is_required_set()));
+    entry.insert("description".into(), json!(arg.get_help().map(|h| h.to_string()).unwrap_or_default()));
+    if kind == "enum" {
+        entry.insert("enum_values".into(), json!(values));
+    }
+    if let Some(default) = arg.get_default_values().first() {
+        entry.insert("default".into(), json!(default.to_string_lossy()));
+    }
+    if let Some(short) = arg.get_short() {
+        entry.insert("short".into(), json!(short.to_string()));
+    }
+    Value::Object(entry)
+}
+
+fn is_builtin(arg: &Arg) -> bool {
+    matches!(arg.get_id().as_str(), "help" | "version") || arg.is_global_set()
+}
+
+fn command_entry(command: &Command) -> Value {
+    let mut flags = Map::new();
+    let mut positionals = Vec::new();
+    for arg in command.get_arguments().filter(|a| !is_builtin(a)) {
+        match arg.get_long() {
+            Some(long) => {
+                flags.insert(long.to_string(), flag_entry(arg));
+            }
+            None => positionals.push(json!({
+                "name": arg.get_id().as_str(),
+                "type": "string",
+                "required": arg.is_required_set(),
+                "description": arg.get_help().map(|h| h.to_string()).unwrap_or_default(),
+                "variadic": matches!(arg.get_action(), ArgAction::Append),
+            })),
+        }
+    }
+    json!({
+        "description": command.get_about().map(|a| a.to_string()).unwrap_or_default(),
+        "danger_level": danger_level(command.get_name()),
+        "required_scopes": [],
+        "flags": flags,
+        "positionals": positionals,
+        "exit_codes": exit_codes(),
+    })
+}
+
+/// The manifest document (the envelope's `data`).
+pub fn manifest() -> Value {
+    let cli = Cli::command();
+    let mut commands = Map::new();
+    for sub in cli.get_subcommands().filter(|s| s.get_name() != "help") {
+        commands.insert(sub.get_name().to_string(), command_entry(sub));
+    }
+    let mut root = Map::new();
+    for arg in cli.get_arguments().filter(|a| a.is_global_set()) {
+        if let Some(long) = arg.get_long() {
+            root.insert(long.to_string(), flag_entry(arg));
+        }
+    }
+    let mut document = json!({
+        "schema_version": MANIFEST_SCHEMA_VERSION,
+        "framework_version": env!("CARGO_PKG_VERSION"),
+        "etag": "",
+        "commands": commands,
+        "flags": root,
+        "exit_codes": exit_codes(),
+    });
+    let etag = format!("fnv1a64:{:016x}", fnv1a(document.to_string().as_bytes()));
+    document["etag"] = json!(etag);
+    document
+}
+
+/// A stable content hash for the etag (the same manifest always hashes the same).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}

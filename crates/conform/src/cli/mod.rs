@@ -1,0 +1,6 @@
+//! The binary's layer: argument parsing, output, exit codes. Everything else is in
+//! the library.
+
+pub mod args;
+pub mod manifest;
+pub mod output;

@@ -1,0 +1,44 @@
+//! Writing to stdout without panicking on a closed pipe.
+
+use std::io::Write;
+use std::time::Instant;
+
+use serde_json::Value;
+
+use conform::envelope::ExitStatus;
+
+pub fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Write to stdout; a closed pipe (`conform ... | head`) is not an error worth a panic.
+pub fn emit(text: &str) -> ExitStatus {
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Ok(()) => ExitStatus::Success,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitStatus::Success,
+        Err(e) => {
+            eprintln!("conform: cannot write to stdout: {e}");
+            ExitStatus::GeneralError
+        }
+    }
+}
+
+pub fn emit_json(value: &Value) -> ExitStatus {
+    match serde_json::to_string_pretty(value) {
+        Ok(text) => emit(&(text + "\n")),
+        Err(e) => {
+            eprintln!("conform: cannot serialize the report: {e}");
+            ExitStatus::GeneralError
+        }
+    }
+}
+
+/// Finish with `status`, unless writing the output itself failed.
+pub fn finish(status: ExitStatus, written: ExitStatus) -> ExitStatus {
+    if written == ExitStatus::Success {
+        status
+    } else {
+        written
+    }
+}
