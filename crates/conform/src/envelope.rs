@@ -60,7 +60,12 @@ pub struct ErrorDetail {
 }
 
 /// Build the envelope: `ok` is derived from the exit code, never set separately.
-pub fn envelope(status: ExitStatus, data: Value, error: Option<ErrorDetail>, duration_ms: u64) -> Value {
+pub fn envelope(
+    status: ExitStatus,
+    data: Value,
+    error: Option<ErrorDetail>,
+    duration_ms: u64,
+) -> Value {
     serde_json::json!({
         "ok": status == ExitStatus::Success,
         "data": data,

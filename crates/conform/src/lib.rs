@@ -6,12 +6,12 @@
 //! -> [`exec`] (one [`exec::RunRecord`] per run) -> [`checks`] (judge)
 //! -> [`result`] (ConformanceResult) -> [`render`].
 
+pub mod checks;
 pub mod discover;
 pub mod envelope;
-pub mod checks;
 pub mod exec;
+pub mod plan;
 pub mod profile;
 pub mod render;
-pub mod plan;
 pub mod result;
 pub mod schedule;

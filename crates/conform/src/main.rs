@@ -17,9 +17,9 @@ use conform::checks::{CheckId, CATALOG};
 use conform::envelope::{envelope, ErrorDetail, ExitStatus};
 use conform::plan::RunOptions;
 use conform::render::run as render_run;
-use conform::result::{run_profile, RunConfig};
 use conform::render::style::{color_enabled, Style};
 use conform::render::validate::{self as render_validate, ValidateReport};
+use conform::result::{run_profile, RunConfig};
 use conform::{discover, profile};
 
 fn main() -> ExitCode {
@@ -27,7 +27,10 @@ fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some(message) = cli::args::conflicting_format(&args) {
         let error = clap::Error::raw(clap::error::ErrorKind::ArgumentConflict, message);
-        return usage_error(error.with_cmd(&<Cli as clap::CommandFactory>::command()), started);
+        return usage_error(
+            error.with_cmd(&<Cli as clap::CommandFactory>::command()),
+            started,
+        );
     }
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
@@ -45,8 +48,19 @@ fn main() -> ExitCode {
         Command::Validate { profiles } => validate(&profiles, json_output, style, started),
         Command::Schema { raw } => schema(raw, json_output, started),
         Command::Checks { ids, level } => list_checks(&ids, level, json_output, style, started),
-        Command::Manifest => emit_json(&envelope(ExitStatus::Success, cli::manifest::manifest(), None, elapsed_ms(started))),
-        Command::Run { profiles, only, skip, jobs, capture_limit } => {
+        Command::Manifest => emit_json(&envelope(
+            ExitStatus::Success,
+            cli::manifest::manifest(),
+            None,
+            elapsed_ms(started),
+        )),
+        Command::Run {
+            profiles,
+            only,
+            skip,
+            jobs,
+            capture_limit,
+        } => {
             let mut checks: BTreeSet<CheckId> = if only.is_empty() {
                 CheckId::all()
             } else {
@@ -61,16 +75,16 @@ fn main() -> ExitCode {
                 || std::thread::available_parallelism().map_or(1, |n| n.get()),
                 usize::from,
             );
-            let config = RunConfig { checks, jobs, options: RunOptions { capture_limit } };
+            let config = RunConfig {
+                checks,
+                jobs,
+                options: RunOptions { capture_limit },
+            };
             run(&profiles, &config, json_output, style, started)
         }
     };
     ExitCode::from(status.code() as u8)
 }
-
-
-
-
 
 /// Bad arguments exit 2 with an envelope when piped; `--help` and `--version` exit 0
 /// and stay off stdout when it is not a terminal (REQ-F-048).
@@ -78,20 +92,30 @@ fn usage_error(error: clap::Error, started: Instant) -> ExitCode {
     use clap::error::ErrorKind;
     let piped = !std::io::stdout().is_terminal();
     match error.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             let text = error.render().to_string();
             if piped {
                 eprint!("{text}");
             } else {
                 print!("{text}");
             }
-            let code = if error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand { 2 } else { 0 };
+            let code = if error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                2
+            } else {
+                0
+            };
             ExitCode::from(code)
         }
         _ => {
             if piped {
                 let message = error.render().to_string();
-                let first = message.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
+                let first = message
+                    .lines()
+                    .next()
+                    .unwrap_or("invalid arguments")
+                    .trim_start_matches("error: ");
                 let detail = ErrorDetail {
                     code: "USAGE_ERROR".into(),
                     message: first.to_string(),
@@ -100,7 +124,12 @@ fn usage_error(error: clap::Error, started: Instant) -> ExitCode {
                     fix_required: Some("Correct the arguments; see `conform --help`".into()),
                     context: Some(json!({ "usage": message.trim_end() })),
                 };
-                emit_json(&envelope(ExitStatus::InvalidInput, Value::Null, Some(detail), elapsed_ms(started)));
+                emit_json(&envelope(
+                    ExitStatus::InvalidInput,
+                    Value::Null,
+                    Some(detail),
+                    elapsed_ms(started),
+                ));
             } else {
                 let _ = error.print();
             }
@@ -134,10 +163,17 @@ fn bad_paths(message: &str, json_output: bool, started: Instant) -> ExitStatus {
             message: message.to_string(),
             retryable: false,
             phase: Some("validation"),
-            fix_required: Some("Name profile files or a directory that contains *.json profiles".into()),
+            fix_required: Some(
+                "Name profile files or a directory that contains *.json profiles".into(),
+            ),
             context: None,
         };
-        emit_json(&envelope(ExitStatus::InvalidInput, Value::Null, Some(detail), elapsed_ms(started)))
+        emit_json(&envelope(
+            ExitStatus::InvalidInput,
+            Value::Null,
+            Some(detail),
+            elapsed_ms(started),
+        ))
     } else {
         eprintln!("conform: {message}");
         ExitStatus::Success
@@ -156,11 +192,22 @@ fn schema(raw: bool, json_output: bool, started: Instant) -> ExitStatus {
     if raw || !json_output {
         emit_json(&schema)
     } else {
-        emit_json(&envelope(ExitStatus::Success, schema, None, elapsed_ms(started)))
+        emit_json(&envelope(
+            ExitStatus::Success,
+            schema,
+            None,
+            elapsed_ms(started),
+        ))
     }
 }
 
-fn run(args: &[PathBuf], config: &RunConfig, json_output: bool, style: Style, started: Instant) -> ExitStatus {
+fn run(
+    args: &[PathBuf],
+    config: &RunConfig,
+    json_output: bool,
+    style: Style,
+    started: Instant,
+) -> ExitStatus {
     let paths = match discover::profile_paths(args) {
         Ok(paths) => paths,
         Err(message) => return bad_paths(&message, json_output, started),
@@ -193,7 +240,13 @@ fn run(args: &[PathBuf], config: &RunConfig, json_output: bool, style: Style, st
     finish(status, written)
 }
 
-fn list_checks(ids: &[String], level: Option<u8>, json_output: bool, style: Style, started: Instant) -> ExitStatus {
+fn list_checks(
+    ids: &[String],
+    level: Option<u8>,
+    json_output: bool,
+    style: Style,
+    started: Instant,
+) -> ExitStatus {
     let selected: Vec<_> = CATALOG
         .iter()
         .filter(|c| ids.is_empty() || ids.iter().any(|id| id == c.name))
@@ -213,7 +266,12 @@ fn list_checks(ids: &[String], level: Option<u8>, json_output: bool, style: Styl
                 })
             })
             .collect();
-        return emit_json(&envelope(ExitStatus::Success, json!({ "checks": checks }), None, elapsed_ms(started)));
+        return emit_json(&envelope(
+            ExitStatus::Success,
+            json!({ "checks": checks }),
+            None,
+            elapsed_ms(started),
+        ));
     }
     let width = selected.iter().map(|c| c.name.len()).max().unwrap_or(0);
     let mut text = String::new();

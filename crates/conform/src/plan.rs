@@ -42,7 +42,10 @@ pub enum RunRole {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum OrderRun {
     /// Placement of `G v` with the value (`alternate` false) or the alternate value.
-    Placement { placement: Placement, alternate: bool },
+    Placement {
+        placement: Placement,
+        alternate: bool,
+    },
     /// `G value C L G alternate_value`: must exit 2.
     Conflict,
     /// `C P L`.
@@ -64,7 +67,11 @@ pub enum Placement {
 }
 
 impl Placement {
-    pub const ALL: [Placement; 3] = [Placement::BeforePath, Placement::BetweenPathAndLocal, Placement::AfterLocal];
+    pub const ALL: [Placement; 3] = [
+        Placement::BeforePath,
+        Placement::BetweenPathAndLocal,
+        Placement::AfterLocal,
+    ];
 
     pub fn describe(self) -> &'static str {
         match self {
@@ -131,14 +138,19 @@ impl Needs {
         let mut n = Needs::default();
         for check in checks {
             match check {
-                CheckId::NoHangStdinClosed | CheckId::InvalidInputExit2 | CheckId::DestructiveRefusesUnconfirmed => {
+                CheckId::NoHangStdinClosed
+                | CheckId::InvalidInputExit2
+                | CheckId::DestructiveRefusesUnconfirmed => {
                     n.closed = true;
                 }
                 CheckId::NoHangStdinOpen => {
                     n.closed = true;
                     n.open = true;
                 }
-                CheckId::JsonEnvelope | CheckId::ExitCodeContract | CheckId::StdoutNoAnsi | CheckId::DryRunPreview => {
+                CheckId::JsonEnvelope
+                | CheckId::ExitCodeContract
+                | CheckId::StdoutNoAnsi
+                | CheckId::DryRunPreview => {
                     n.closed = true;
                     n.preview = true;
                 }
@@ -166,20 +178,41 @@ pub fn plan(loaded: &LoadedProfile, checks: &BTreeSet<CheckId>, options: RunOpti
     let needs = Needs::of(checks);
     let profile = &loaded.profile;
     let limit = Duration::from_secs_f64(profile.timeout_seconds);
-    let spec = |argv: Vec<String>, stdin: StdinMode, env: &[(&str, &str)], limit: Duration| RunSpec {
-        program: loaded.program.clone(),
-        args: profile.command.iter().skip(1).cloned().chain(argv).collect(),
-        cwd: loaded.dir.clone(),
-        env_set: env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-        stdin,
-        limit,
-        capture_limit: options.capture_limit,
-        stream: false,
-        interrupt: None,
-    };
+    let spec =
+        |argv: Vec<String>, stdin: StdinMode, env: &[(&str, &str)], limit: Duration| RunSpec {
+            program: loaded.program.clone(),
+            args: profile
+                .command
+                .iter()
+                .skip(1)
+                .cloned()
+                .chain(argv)
+                .collect(),
+            cwd: loaded.dir.clone(),
+            env_set: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            stdin,
+            limit,
+            capture_limit: options.capture_limit,
+            stream: false,
+            interrupt: None,
+        };
     let mut runs: Vec<PlannedRun> = Vec::new();
-    let push = |runs: &mut Vec<PlannedRun>, label: String, role: RunRole, spec: RunSpec, after: Vec<RunIndex>, gate| {
-        runs.push(PlannedRun { label, role, spec, after, gate });
+    let push = |runs: &mut Vec<PlannedRun>,
+                label: String,
+                role: RunRole,
+                spec: RunSpec,
+                after: Vec<RunIndex>,
+                gate| {
+        runs.push(PlannedRun {
+            label,
+            role,
+            spec,
+            after,
+            gate,
+        });
         runs.len() - 1
     };
     let mut destructive_runs = Vec::new();
@@ -192,9 +225,13 @@ pub fn plan(loaded: &LoadedProfile, checks: &BTreeSet<CheckId>, options: RunOpti
                     stream_label(probe),
                     RunRole::Stream { probe: index },
                     RunSpec {
-                        limit: probe.deadline_seconds.map_or(limit, Duration::from_secs_f64),
+                        limit: probe
+                            .deadline_seconds
+                            .map_or(limit, Duration::from_secs_f64),
                         stream: true,
-                        interrupt: probe.after_lines.map(|after_lines| Interrupt { after_lines }),
+                        interrupt: probe
+                            .after_lines
+                            .map(|after_lines| Interrupt { after_lines }),
                         ..spec(probe.argv.clone(), StdinMode::Closed, &[], limit)
                     },
                     vec![],
@@ -231,19 +268,28 @@ pub fn plan(loaded: &LoadedProfile, checks: &BTreeSet<CheckId>, options: RunOpti
                 &mut runs,
                 probe.name.clone(),
                 RunRole::NoColor { probe: index },
-                spec(probe.argv.clone(), StdinMode::Closed, &[("NO_COLOR", "1")], limit),
+                spec(
+                    probe.argv.clone(),
+                    StdinMode::Closed,
+                    &[("NO_COLOR", "1")],
+                    limit,
+                ),
                 vec![closed],
                 Some(closed),
             ));
         }
-        if let (true, true, Some(flag)) = (destructive, needs.preview, probe.dry_run_flag.as_ref()) {
+        if let (true, true, Some(flag)) = (destructive, needs.preview, probe.dry_run_flag.as_ref())
+        {
             let mut argv = probe.argv.clone();
             argv.push(flag.clone());
             let label = format!("{} {flag}", probe.name);
             let first = push(
                 &mut runs,
                 label.clone(),
-                RunRole::Preview { probe: index, second: false },
+                RunRole::Preview {
+                    probe: index,
+                    second: false,
+                },
                 spec(argv.clone(), StdinMode::Closed, &[], limit),
                 vec![closed],
                 Some(closed),
@@ -253,7 +299,10 @@ pub fn plan(loaded: &LoadedProfile, checks: &BTreeSet<CheckId>, options: RunOpti
                 mine.push(push(
                     &mut runs,
                     format!("{label} (second preview)"),
-                    RunRole::Preview { probe: index, second: true },
+                    RunRole::Preview {
+                        probe: index,
+                        second: true,
+                    },
                     spec(argv, StdinMode::Closed, &[], limit),
                     vec![first],
                     Some(closed),
@@ -266,10 +315,24 @@ pub fn plan(loaded: &LoadedProfile, checks: &BTreeSet<CheckId>, options: RunOpti
     }
 
     if needs.help {
-        push(&mut runs, "--help".into(), RunRole::Help, spec(vec!["--help".into()], StdinMode::Closed, &[], limit), vec![], None);
+        push(
+            &mut runs,
+            "--help".into(),
+            RunRole::Help,
+            spec(vec!["--help".into()], StdinMode::Closed, &[], limit),
+            vec![],
+            None,
+        );
     }
     if let (true, Some(manifest)) = (needs.manifest, profile.manifest.as_ref()) {
-        push(&mut runs, "manifest".into(), RunRole::Manifest, spec(manifest.clone(), StdinMode::Closed, &[], limit), vec![], None);
+        push(
+            &mut runs,
+            "manifest".into(),
+            RunRole::Manifest,
+            spec(manifest.clone(), StdinMode::Closed, &[], limit),
+            vec![],
+            None,
+        );
     }
     if let (true, Some(order)) = (needs.order, profile.argument_order.as_ref()) {
         let g = &order.global_flag;
@@ -278,7 +341,11 @@ pub fn plan(loaded: &LoadedProfile, checks: &BTreeSet<CheckId>, options: RunOpti
         let cat = |parts: &[&[String]]| parts.concat();
         let one = |s: &String| vec![s.clone()];
         for alternate in [false, true] {
-            let v = if alternate { &order.alternate_value } else { &order.value };
+            let v = if alternate {
+                &order.alternate_value
+            } else {
+                &order.value
+            };
             for placement in Placement::ALL {
                 let gv = [g.clone(), v.clone()];
                 let argv = match placement {
@@ -289,14 +356,22 @@ pub fn plan(loaded: &LoadedProfile, checks: &BTreeSet<CheckId>, options: RunOpti
                 push(
                     &mut runs,
                     format!("argument_order {g} {v} {}", placement.describe()),
-                    RunRole::Order(OrderRun::Placement { placement, alternate }),
+                    RunRole::Order(OrderRun::Placement {
+                        placement,
+                        alternate,
+                    }),
                     spec(argv, StdinMode::Closed, &[], limit),
                     destructive_runs.clone(),
                     None,
                 );
             }
         }
-        let conflict = cat(&[&[g.clone(), order.value.clone()], c, l, &[g.clone(), order.alternate_value.clone()]]);
+        let conflict = cat(&[
+            &[g.clone(), order.value.clone()],
+            c,
+            l,
+            &[g.clone(), order.alternate_value.clone()],
+        ]);
         push(
             &mut runs,
             format!("argument_order conflicting {g}"),

@@ -95,7 +95,10 @@ impl ConformanceResult {
 /// Level N passes when every reference check of level <= N passed; fails when any
 /// failed; is incomplete when any was skipped.
 fn level(checks: &[CheckResult], n: u8) -> LevelStatus {
-    let relevant: Vec<&CheckResult> = checks.iter().filter(|c| !c.extension && c.level <= n).collect();
+    let relevant: Vec<&CheckResult> = checks
+        .iter()
+        .filter(|c| !c.extension && c.level <= n)
+        .collect();
     if relevant.iter().any(|c| c.status == Status::Fail) {
         LevelStatus::Fail
     } else if relevant.iter().any(|c| c.status == Status::Skip) {
@@ -105,7 +108,13 @@ fn level(checks: &[CheckResult], n: u8) -> LevelStatus {
     }
 }
 
-pub fn build(tool: &str, profile: String, checks: Vec<CheckResult>, runs: usize, duration_ms: u64) -> ConformanceResult {
+pub fn build(
+    tool: &str,
+    profile: String,
+    checks: Vec<CheckResult>,
+    runs: usize,
+    duration_ms: u64,
+) -> ConformanceResult {
     let count = |s: Status| checks.iter().filter(|c| c.status == s).count();
     ConformanceResult {
         schema_version: RESULT_SCHEMA_VERSION,
@@ -141,8 +150,21 @@ pub fn run_profile(loaded: &LoadedProfile, config: &RunConfig) -> ConformanceRes
     let plan = plan::plan(loaded, &config.checks, config.options);
     let records = schedule::execute(&plan, config.jobs, exec::run);
     let made = records.iter().filter(|r| r.is_some()).count();
-    let ctx = Context { profile: loaded, plan: &plan, records: &records };
-    let results = checks::judge(&ctx, &config.checks).into_iter().map(CheckResult::from).collect();
+    let ctx = Context {
+        profile: loaded,
+        plan: &plan,
+        records: &records,
+    };
+    let results = checks::judge(&ctx, &config.checks)
+        .into_iter()
+        .map(CheckResult::from)
+        .collect();
     let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    build(&loaded.profile.tool, loaded.path.display().to_string(), results, made, duration_ms)
+    build(
+        &loaded.profile.tool,
+        loaded.path.display().to_string(),
+        results,
+        made,
+        duration_ms,
+    )
 }

@@ -56,15 +56,17 @@ where
                         if guard.outstanding == 0 {
                             break None;
                         }
-                        guard = wake.wait(guard).unwrap_or_else(|poisoned| poisoned.into_inner());
+                        guard = wake
+                            .wait(guard)
+                            .unwrap_or_else(|poisoned| poisoned.into_inner());
                     }
                 };
                 let Some(index) = next else { return };
                 let gated_out = {
                     let guard = lock(&state);
-                    plan.runs[index]
-                        .gate
-                        .is_some_and(|gate| guard.records[gate].as_ref().is_none_or(|r| r.timed_out))
+                    plan.runs[index].gate.is_some_and(|gate| {
+                        guard.records[gate].as_ref().is_none_or(|r| r.timed_out)
+                    })
                 };
                 let record = (!gated_out).then(|| run(&plan.runs[index].spec));
                 let mut guard = lock(&state);
@@ -81,11 +83,16 @@ where
             });
         }
     });
-    state.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner()).records
+    state
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .records
 }
 
 /// A worker that panicked while holding the lock leaves consistent state behind
 /// (every update is a few plain assignments), so keep going rather than cascade.
 fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
-    state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    state
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -34,32 +34,65 @@ pub fn judge(ctx: &Context<'_>) -> Outcome {
 
     // Every placement, value then alternate, exits 0.
     for alternate in [false, true] {
-        let value = if alternate { &order.alternate_value } else { &order.value };
+        let value = if alternate {
+            &order.alternate_value
+        } else {
+            &order.value
+        };
         for placement in Placement::ALL {
-            let Some(run) = get(OrderRun::Placement { placement, alternate }) else { return outcome };
+            let Some(run) = get(OrderRun::Placement {
+                placement,
+                alternate,
+            }) else {
+                return outcome;
+            };
             if !outcome.completed(&run) {
                 return outcome;
             }
             let code = run.record.exit_code();
             if code != Some(0) {
-                let hint = if placement == Placement::AfterLocal || placement == Placement::BetweenPathAndLocal {
+                let hint = if placement == Placement::AfterLocal
+                    || placement == Placement::BetweenPathAndLocal
+                {
                     "; a global option must be accepted after the command path too (interspersed parsing, REQ-F-067)"
                 } else {
                     ""
                 };
-                outcome.fail(&run, format!("{flag} {value} {} {}, expected 0{hint}", placement.describe(), describe_exit(code, &run)));
+                outcome.fail(
+                    &run,
+                    format!(
+                        "{flag} {value} {} {}, expected 0{hint}",
+                        placement.describe(),
+                        describe_exit(code, &run)
+                    ),
+                );
                 return outcome;
             }
         }
     }
 
-    let value_run = |p| get(OrderRun::Placement { placement: p, alternate: false });
-    let alternate_run = |p| get(OrderRun::Placement { placement: p, alternate: true });
+    let value_run = |p| {
+        get(OrderRun::Placement {
+            placement: p,
+            alternate: false,
+        })
+    };
+    let alternate_run = |p| {
+        get(OrderRun::Placement {
+            placement: p,
+            alternate: true,
+        })
+    };
     let reference = value_run(Placement::AfterLocal).and_then(|r| parse(&r).ok());
     for placement in Placement::ALL {
-        let (Some(run), Some(alternate)) = (value_run(placement), alternate_run(placement)) else { continue };
+        let (Some(run), Some(alternate)) = (value_run(placement), alternate_run(placement)) else {
+            continue;
+        };
         match parse(&run) {
-            Err(reason) => outcome.fail(&run, format!("{flag} {} {}: {reason}", order.value, placement.describe())),
+            Err(reason) => outcome.fail(
+                &run,
+                format!("{flag} {} {}: {reason}", order.value, placement.describe()),
+            ),
             Ok(envelope) => {
                 if let Some(reference) = &reference {
                     if envelope.get("data") != reference.get("data") {
@@ -110,7 +143,10 @@ pub fn judge(ctx: &Context<'_>) -> Outcome {
                 };
                 outcome.fail(
                     &conflict,
-                    format!("{flag} given twice with different values {}, expected 2{why}", describe_exit(code, &conflict)),
+                    format!(
+                        "{flag} given twice with different values {}, expected 2{why}",
+                        describe_exit(code, &conflict)
+                    ),
                 );
             }
         }
@@ -119,7 +155,11 @@ pub fn judge(ctx: &Context<'_>) -> Outcome {
     if let Some(positional) = &order.positional {
         let local = order.local_args.join(" ");
         let mut data = Vec::new();
-        for kind in [OrderRun::LocalAfterPositional, OrderRun::LocalBeforePositional, OrderRun::PositionalOnly] {
+        for kind in [
+            OrderRun::LocalAfterPositional,
+            OrderRun::LocalBeforePositional,
+            OrderRun::PositionalOnly,
+        ] {
             let Some(run) = get(kind) else { return outcome };
             if !outcome.completed(&run) {
                 return outcome;
@@ -127,10 +167,21 @@ pub fn judge(ctx: &Context<'_>) -> Outcome {
             let code = run.record.exit_code();
             let parsed = parse(&run);
             match (code, parsed) {
-                (Some(0), Ok(envelope)) => data.push((run, envelope.get("data").cloned().unwrap_or(Value::Null))),
+                (Some(0), Ok(envelope)) => {
+                    data.push((run, envelope.get("data").cloned().unwrap_or(Value::Null)))
+                }
                 (_, parsed) => {
-                    let reason = parsed.err().unwrap_or_else(|| "the envelope reports failure".to_string());
-                    outcome.fail(&run, format!("{}: {}, {reason}", kind.describe(), describe_exit(code, &run)));
+                    let reason = parsed
+                        .err()
+                        .unwrap_or_else(|| "the envelope reports failure".to_string());
+                    outcome.fail(
+                        &run,
+                        format!(
+                            "{}: {}, {reason}",
+                            kind.describe(),
+                            describe_exit(code, &run)
+                        ),
+                    );
                     return outcome;
                 }
             }

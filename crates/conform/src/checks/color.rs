@@ -10,7 +10,10 @@ pub fn judge(ctx: &Context<'_>) -> Outcome {
         if !outcome.completed(&run) {
             continue;
         }
-        let streams = [("stdout", &run.record.stdout.bytes), ("stderr", &run.record.stderr.bytes)];
+        let streams = [
+            ("stdout", &run.record.stdout.bytes),
+            ("stderr", &run.record.stderr.bytes),
+        ];
         let colored: Vec<String> = streams
             .iter()
             .filter_map(|(name, bytes)| find_ansi(bytes).map(|at| format!("{name} at byte {at}")))

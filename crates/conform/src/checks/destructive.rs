@@ -33,7 +33,9 @@ pub fn judge(ctx: &Context<'_>) -> DestructiveOutcomes {
         return out;
     }
 
-    let refusals = ctx.runs(|r| matches!(r, RunRole::Closed { probe } if probes[*probe].kind == ProbeKind::Destructive));
+    let refusals = ctx.runs(
+        |r| matches!(r, RunRole::Closed { probe } if probes[*probe].kind == ProbeKind::Destructive),
+    );
     for run in refusals {
         if run.record.timed_out || run.record.spawn_error.is_some() {
             continue; // no_hang_stdin_closed reports it
@@ -48,7 +50,10 @@ pub fn judge(ctx: &Context<'_>) -> DestructiveOutcomes {
             };
             out.refuses.fail(
                 &run,
-                format!("{} without confirmation, expected 2 (refused before side effects){why}", describe_exit(code, &run)),
+                format!(
+                    "{} without confirmation, expected 2 (refused before side effects){why}",
+                    describe_exit(code, &run)
+                ),
             );
         }
     }
@@ -59,21 +64,43 @@ pub fn judge(ctx: &Context<'_>) -> DestructiveOutcomes {
         }
         let code = run.record.exit_code();
         if code != Some(0) {
-            out.preview.fail(&run, format!("the preview {}, expected 0", describe_exit(code, &run)));
+            out.preview.fail(
+                &run,
+                format!("the preview {}, expected 0", describe_exit(code, &run)),
+            );
         } else if let Err(reason) = parse(&run) {
-            out.preview.fail(&run, format!("the preview's output is not a valid envelope: {reason}"));
+            out.preview.fail(
+                &run,
+                format!("the preview's output is not a valid envelope: {reason}"),
+            );
         }
     }
 
     let mut compared = 0;
-    for (index, _) in probes.iter().enumerate().filter(|(_, p)| p.kind == ProbeKind::Destructive) {
-        let first = ctx.run(&RunRole::Preview { probe: index, second: false });
-        let second = ctx.run(&RunRole::Preview { probe: index, second: true });
-        let (Some(first), Some(second)) = (first, second) else { continue };
-        let valid = |run: &super::Judged<'_>| {
-            (!run.record.timed_out && run.record.exit_code() == Some(0)).then(|| parse(run).ok()).flatten()
+    for (index, _) in probes
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.kind == ProbeKind::Destructive)
+    {
+        let first = ctx.run(&RunRole::Preview {
+            probe: index,
+            second: false,
+        });
+        let second = ctx.run(&RunRole::Preview {
+            probe: index,
+            second: true,
+        });
+        let (Some(first), Some(second)) = (first, second) else {
+            continue;
         };
-        let (Some(a), Some(b)) = (valid(&first), valid(&second)) else { continue };
+        let valid = |run: &super::Judged<'_>| {
+            (!run.record.timed_out && run.record.exit_code() == Some(0))
+                .then(|| parse(run).ok())
+                .flatten()
+        };
+        let (Some(a), Some(b)) = (valid(&first), valid(&second)) else {
+            continue;
+        };
         compared += 1;
         out.stable.runs_checked += 2;
         let a = stable_data(a.get("data").cloned().unwrap_or(Value::Null));
@@ -89,7 +116,9 @@ pub fn judge(ctx: &Context<'_>) -> DestructiveOutcomes {
         }
     }
     if compared == 0 && out.stable.failures.is_empty() {
-        out.stable.skip("no destructive probe has two valid previews (dry_run_preview reports broken previews)");
+        out.stable.skip(
+            "no destructive probe has two valid previews (dry_run_preview reports broken previews)",
+        );
     }
     out
 }
@@ -103,7 +132,10 @@ fn volatile(key: &str) -> bool {
 fn stable_data(value: Value) -> Value {
     match value {
         Value::Object(map) => Value::Object(
-            map.into_iter().filter(|(k, _)| !volatile(k)).map(|(k, v)| (k, stable_data(v))).collect(),
+            map.into_iter()
+                .filter(|(k, _)| !volatile(k))
+                .map(|(k, v)| (k, stable_data(v)))
+                .collect(),
         ),
         Value::Array(items) => Value::Array(items.into_iter().map(stable_data).collect()),
         other => other,
@@ -134,7 +166,10 @@ pub fn first_difference(a: &Value, b: &Value, path: &str) -> String {
             .zip(y)
             .enumerate()
             .find(|(_, (v, w))| v != w)
-            .map_or_else(|| format!("{path} differs"), |(i, (v, w))| first_difference(v, w, &format!("{path}[{i}]"))),
+            .map_or_else(
+                || format!("{path} differs"),
+                |(i, (v, w))| first_difference(v, w, &format!("{path}[{i}]")),
+            ),
         _ => format!("{path} is {} then {}", short(a), short(b)),
     }
 }
@@ -161,7 +196,11 @@ mod tests {
 
     #[test]
     fn difference_names_the_path() {
-        let d = first_difference(&json!({"a": [1, {"b": 2}]}), &json!({"a": [1, {"b": 3}]}), "data");
+        let d = first_difference(
+            &json!({"a": [1, {"b": 2}]}),
+            &json!({"a": [1, {"b": 3}]}),
+            "data",
+        );
         assert_eq!(d, "data.a[1].b is 2 then 3");
     }
 }

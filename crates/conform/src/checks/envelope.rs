@@ -36,7 +36,12 @@ pub fn judge(ctx: &Context<'_>) -> EnvelopeOutcomes {
         exit_codes: Outcome::new(CheckId::ExitCodeContract),
         ansi: Outcome::new(CheckId::StdoutNoAnsi),
     };
-    let runs = ctx.runs(|r| matches!(r, RunRole::Closed { .. } | RunRole::Preview { second: false, .. }));
+    let runs = ctx.runs(|r| {
+        matches!(
+            r,
+            RunRole::Closed { .. } | RunRole::Preview { second: false, .. }
+        )
+    });
     for run in runs {
         if run.record.timed_out || run.record.spawn_error.is_some() {
             // Reported by the hang checks or dry_run_preview; not judged here.
@@ -59,7 +64,9 @@ fn judge_run(out: &mut EnvelopeOutcomes, run: &Judged<'_>) {
 
     out.exit_codes.runs_checked += 1;
     match run.record.exit {
-        Exit::Code(code) if !exit_code_allowed(code) => out.exit_codes.fail(run, exit_code_problem(code)),
+        Exit::Code(code) if !exit_code_allowed(code) => {
+            out.exit_codes.fail(run, exit_code_problem(code))
+        }
         Exit::Code(code) => {
             if let Some(declared) = envelope.as_ref().and_then(|e| e.pointer("/meta/exit_code")) {
                 if declared.as_i64() != Some(i64::from(code)) {
@@ -72,9 +79,14 @@ fn judge_run(out: &mut EnvelopeOutcomes, run: &Judged<'_>) {
         }
         Exit::Signal(n) => out.exit_codes.fail(
             run,
-            format!("killed by {} instead of exiting with a code from the table", super::evidence::signal_name(n)),
+            format!(
+                "killed by {} instead of exiting with a code from the table",
+                super::evidence::signal_name(n)
+            ),
         ),
-        Exit::Unknown => out.exit_codes.fail(run, "the process's exit status was never observed"),
+        Exit::Unknown => out
+            .exit_codes
+            .fail(run, "the process's exit status was never observed"),
     }
 
     out.ansi.runs_checked += 1;
@@ -93,7 +105,9 @@ pub fn find_ansi(bytes: &[u8]) -> Option<usize> {
     while i + 1 < bytes.len() {
         if bytes[i] == 0x1b && bytes[i + 1] == b'[' {
             let mut j = i + 2;
-            while j < bytes.len() && (bytes[j].is_ascii_digit() || bytes[j] == b';' || bytes[j] == b'?') {
+            while j < bytes.len()
+                && (bytes[j].is_ascii_digit() || bytes[j] == b';' || bytes[j] == b'?')
+            {
                 j += 1;
             }
             if j < bytes.len() && bytes[j].is_ascii_alphabetic() {
@@ -140,11 +154,17 @@ pub fn parse(run: &Judged<'_>) -> Result<Value, String> {
         )
     })?;
     if !document.is_object() {
-        return Err(format!("stdout is JSON but not an object ({}); a ResponseEnvelope is an object", kind(&document)));
+        return Err(format!(
+            "stdout is JSON but not an object ({}); a ResponseEnvelope is an object",
+            kind(&document)
+        ));
     }
     let errors = schemas::envelope_errors(&document);
     if !errors.is_empty() {
-        return Err(format!("stdout is not a valid ResponseEnvelope: {}", schemas::summarize(&errors)));
+        return Err(format!(
+            "stdout is not a valid ResponseEnvelope: {}",
+            schemas::summarize(&errors)
+        ));
     }
     Ok(document)
 }

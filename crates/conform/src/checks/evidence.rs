@@ -72,5 +72,6 @@ pub fn excerpt(bytes: &[u8]) -> String {
 
 /// `SIGSEGV` for 11, and so on.
 pub fn signal_name(n: i32) -> String {
-    nix::sys::signal::Signal::try_from(n).map_or_else(|_| format!("signal {n}"), |s| s.as_str().to_string())
+    nix::sys::signal::Signal::try_from(n)
+        .map_or_else(|_| format!("signal {n}"), |s| s.as_str().to_string())
 }

@@ -26,7 +26,10 @@ pub fn judge(ctx: &Context<'_>) -> Outcome {
                 );
             }
         }
-        code => outcome.fail(&run, format!("--help {}, expected exit 0", describe_exit(code, &run))),
+        code => outcome.fail(
+            &run,
+            format!("--help {}, expected exit 0", describe_exit(code, &run)),
+        ),
     }
     outcome
 }
@@ -35,7 +38,9 @@ pub fn judge(ctx: &Context<'_>) -> Outcome {
 pub fn describe_exit(code: Option<i32>, run: &super::Judged<'_>) -> String {
     match (code, run.record.exit) {
         (Some(c), _) => format!("exited {c}"),
-        (None, crate::exec::Exit::Signal(n)) => format!("was killed by {}", super::evidence::signal_name(n)),
+        (None, crate::exec::Exit::Signal(n)) => {
+            format!("was killed by {}", super::evidence::signal_name(n))
+        }
         (None, _) => "ended without an exit status".to_string(),
     }
 }

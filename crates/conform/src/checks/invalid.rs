@@ -13,7 +13,9 @@ pub fn judge(ctx: &Context<'_>) -> Outcome {
         outcome.skip("profile declares no invalid probe");
         return outcome;
     }
-    let runs = ctx.runs(|r| matches!(r, RunRole::Closed { probe } if probes[*probe].kind == ProbeKind::Invalid));
+    let runs = ctx.runs(
+        |r| matches!(r, RunRole::Closed { probe } if probes[*probe].kind == ProbeKind::Invalid),
+    );
     for run in runs {
         if run.record.timed_out || run.record.spawn_error.is_some() {
             continue; // no_hang_stdin_closed reports it
@@ -23,10 +25,19 @@ pub fn judge(ctx: &Context<'_>) -> Outcome {
         if code != Some(2) {
             let why = match code {
                 Some(0) => "; it accepted the invalid input as if it were valid".to_string(),
-                Some(1) => "; agents need 2 to know the input was rejected before anything happened".to_string(),
+                Some(1) => {
+                    "; agents need 2 to know the input was rejected before anything happened"
+                        .to_string()
+                }
                 _ => String::new(),
             };
-            outcome.fail(&run, format!("{} for invalid input, expected 2{why}", describe_exit(code, &run)));
+            outcome.fail(
+                &run,
+                format!(
+                    "{} for invalid input, expected 2{why}",
+                    describe_exit(code, &run)
+                ),
+            );
         }
     }
     outcome

@@ -32,13 +32,19 @@ pub fn manifest_data(run: &Judged<'_>) -> Result<Value, String> {
     let envelope = parse(run)?;
     let code = run.record.exit_code();
     if code != Some(0) {
-        return Err(format!("the manifest command {}, expected 0", describe_exit(code, run)));
+        return Err(format!(
+            "the manifest command {}, expected 0",
+            describe_exit(code, run)
+        ));
     }
     let data = envelope.get("data").cloned().unwrap_or(Value::Null);
     let errors = schemas::manifest_errors(&data);
     if errors.is_empty() {
         Ok(data)
     } else {
-        Err(format!("data is not a valid ManifestResponse: {}", schemas::summarize(&errors)))
+        Err(format!(
+            "data is not a valid ManifestResponse: {}",
+            schemas::summarize(&errors)
+        ))
     }
 }

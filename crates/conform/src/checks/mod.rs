@@ -69,7 +69,15 @@ const fn spec(
     requirements: &'static [&'static str],
     extension: bool,
 ) -> CheckSpec {
-    CheckSpec { id, name, title, level, failure_modes, requirements, extension }
+    CheckSpec {
+        id,
+        name,
+        title,
+        level,
+        failure_modes,
+        requirements,
+        extension,
+    }
 }
 
 /// The catalog, in report order: the reference kit's 14 checks, then the extensions.
@@ -131,7 +139,12 @@ pub struct Outcome {
 
 impl Outcome {
     pub fn new(id: CheckId) -> Self {
-        Outcome { id, runs_checked: 0, failures: Vec::new(), skipped_reason: None }
+        Outcome {
+            id,
+            runs_checked: 0,
+            failures: Vec::new(),
+            skipped_reason: None,
+        }
     }
 
     pub fn status(&self) -> Status {
@@ -201,7 +214,9 @@ impl<'a> Context<'a> {
             .iter()
             .zip(self.records.iter())
             .filter(|(planned, _)| select(&planned.role))
-            .filter_map(|(planned, record)| record.as_ref().map(|record| Judged { planned, record }))
+            .filter_map(|(planned, record)| {
+                record.as_ref().map(|record| Judged { planned, record })
+            })
             .collect()
     }
 

@@ -27,15 +27,24 @@ pub fn judge(ctx: &Context<'_>) -> Outcome {
         }
     };
     let empty = Map::new();
-    let commands = manifest.get("commands").and_then(Value::as_object).unwrap_or(&empty);
-    let root_flags = manifest.get("flags").and_then(Value::as_object).unwrap_or(&empty);
+    let commands = manifest
+        .get("commands")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let root_flags = manifest
+        .get("flags")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
     outcome.runs_checked += 1;
     for probe in &ctx.profile.profile.probes {
         if probe.kind == ProbeKind::Invalid {
             continue;
         }
         if let Err(detail) = consistent(probe, commands, root_flags) {
-            outcome.fail(&run, format!("probe {:?} ({}): {detail}", probe.name, probe.kind.as_str()));
+            outcome.fail(
+                &run,
+                format!("probe {:?} ({}): {detail}", probe.name, probe.kind.as_str()),
+            );
         }
     }
     outcome
@@ -43,23 +52,43 @@ pub fn judge(ctx: &Context<'_>) -> Outcome {
 
 /// The manifest command a probe names: the longest prefix of its non-option
 /// arguments that is a command path (`deployments.list`).
-fn named_command<'m>(probe: &Probe, commands: &'m Map<String, Value>) -> Option<(String, &'m Value)> {
-    let words: Vec<&str> = probe.argv.iter().map(String::as_str).filter(|a| !a.starts_with('-')).collect();
+fn named_command<'m>(
+    probe: &Probe,
+    commands: &'m Map<String, Value>,
+) -> Option<(String, &'m Value)> {
+    let words: Vec<&str> = probe
+        .argv
+        .iter()
+        .map(String::as_str)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     (1..=words.len()).rev().find_map(|n| {
         let path = words[..n].join(".");
         commands.get(&path).map(|entry| (path, entry))
     })
 }
 
-fn consistent(probe: &Probe, commands: &Map<String, Value>, root_flags: &Map<String, Value>) -> Result<(), String> {
+fn consistent(
+    probe: &Probe,
+    commands: &Map<String, Value>,
+    root_flags: &Map<String, Value>,
+) -> Result<(), String> {
     let Some((path, entry)) = named_command(probe, commands) else {
         return Err(format!(
             "argv {:?} names no command of the manifest (commands: {})",
             probe.argv,
-            commands.keys().take(12).cloned().collect::<Vec<_>>().join(", ")
+            commands
+                .keys()
+                .take(12)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     };
-    let danger = entry.get("danger_level").and_then(Value::as_str).unwrap_or("missing");
+    let danger = entry
+        .get("danger_level")
+        .and_then(Value::as_str)
+        .unwrap_or("missing");
     let flags = entry.get("flags").and_then(Value::as_object);
     let has_flag = |name: &str| {
         let bare = name.trim_start_matches('-');

@@ -10,7 +10,8 @@ pub const RESPONSE_ENVELOPE: &str = include_str!("../../schemas/response-envelop
 pub const MANIFEST_RESPONSE: &str = include_str!("../../schemas/manifest-response.schema.json");
 
 fn compile(text: &str) -> Result<Validator, String> {
-    let schema: Value = serde_json::from_str(text).map_err(|e| format!("embedded schema is not JSON: {e}"))?;
+    let schema: Value =
+        serde_json::from_str(text).map_err(|e| format!("embedded schema is not JSON: {e}"))?;
     // Formats (date-time, ...) are checked, as the reference kit checks them.
     jsonschema::draft7::options()
         .should_validate_formats(true)
@@ -37,7 +38,11 @@ fn errors(validator: &Result<Validator, String>, instance: &Value) -> Vec<String
             .iter_errors(instance)
             .map(|e| {
                 let path = e.instance_path().to_string();
-                let path = if path.is_empty() { "<root>".to_string() } else { path };
+                let path = if path.is_empty() {
+                    "<root>".to_string()
+                } else {
+                    path
+                };
                 format!("{path}: {e}")
             })
             .collect(),
@@ -57,7 +62,12 @@ pub fn manifest_errors(instance: &Value) -> Vec<String> {
 
 /// The first few errors joined for a detail line, with a count of the rest.
 pub fn summarize(errors: &[String]) -> String {
-    let mut text = errors.iter().take(QUOTED_ERRORS).cloned().collect::<Vec<_>>().join("; ");
+    let mut text = errors
+        .iter()
+        .take(QUOTED_ERRORS)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("; ");
     if errors.len() > QUOTED_ERRORS {
         text.push_str(&format!("; and {} more", errors.len() - QUOTED_ERRORS));
     }

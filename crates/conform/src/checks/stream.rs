@@ -30,7 +30,9 @@ pub struct ParsedStream {
 
 impl ParsedStream {
     fn is_summary(&self) -> bool {
-        self.terminal.as_ref().is_some_and(|t| t.get("_summary") == Some(&Value::Bool(true)))
+        self.terminal
+            .as_ref()
+            .is_some_and(|t| t.get("_summary") == Some(&Value::Bool(true)))
     }
 }
 
@@ -57,29 +59,39 @@ pub fn parse_stream(bytes: &[u8]) -> ParsedStream {
             break;
         }
         let Ok(text) = std::str::from_utf8(raw) else {
-            parsed.problems.push(format!("line {number} is not valid UTF-8, so it is not JSON"));
+            parsed.problems.push(format!(
+                "line {number} is not valid UTF-8, so it is not JSON"
+            ));
             continue;
         };
         if text.trim().is_empty() {
-            parsed.problems.push(format!("line {number} is blank; every stream line is one JSON object"));
+            parsed.problems.push(format!(
+                "line {number} is blank; every stream line is one JSON object"
+            ));
             continue;
         }
         let document: Value = match serde_json::from_str(text) {
             Ok(document) => document,
             Err(e) => {
                 let start: String = text.chars().take(40).collect();
-                parsed.problems.push(format!("line {number} is not JSON ({e}): {start:?}"));
+                parsed
+                    .problems
+                    .push(format!("line {number} is not JSON ({e}): {start:?}"));
                 continue;
             }
         };
         if !document.is_object() {
-            parsed.problems.push(format!("line {number} is JSON but not an object"));
+            parsed
+                .problems
+                .push(format!("line {number} is JSON but not an object"));
             continue;
         }
         if document.get("_summary") == Some(&Value::Bool(true)) {
             parsed.terminal = Some(document);
             parsed.terminal_line = Some(number);
-        } else if document.get("ok").is_some_and(Value::is_boolean) && document.get("error").is_some() {
+        } else if document.get("ok").is_some_and(Value::is_boolean)
+            && document.get("error").is_some()
+        {
             let errors = schemas::envelope_errors(&document);
             if !errors.is_empty() {
                 parsed.problems.push(format!(
@@ -106,12 +118,19 @@ pub fn parse_stream(bytes: &[u8]) -> ParsedStream {
 /// Without `_seq` on the first item, no line carries it.
 fn numbering_problems(bytes: &[u8], parsed: &ParsedStream) -> Vec<String> {
     let mut problems = Vec::new();
-    let numbered = parsed.items.first().is_some_and(|i| i.get("_seq").is_some());
+    let numbered = parsed
+        .items
+        .first()
+        .is_some_and(|i| i.get("_seq").is_some());
     let mut item_index = 0u64;
     for (index, raw) in lines(bytes).iter().enumerate() {
         let number = index + 1;
-        let Ok(line) = serde_json::from_slice::<Value>(raw) else { continue };
-        let Some(obj) = line.as_object() else { continue };
+        let Ok(line) = serde_json::from_slice::<Value>(raw) else {
+            continue;
+        };
+        let Some(obj) = line.as_object() else {
+            continue;
+        };
         let is_terminal = Some(number) == parsed.terminal_line;
         let is_heartbeat = obj.get("heartbeat") == Some(&Value::Bool(true));
         let seq = obj.get("_seq");
@@ -148,7 +167,12 @@ fn numbering_problems(bytes: &[u8], parsed: &ParsedStream) -> Vec<String> {
                     None => problems.push(format!("the summary has no _count; a numbered stream's summary counts its {count} items")),
                 }
             } else {
-                let last = parsed.items.last().and_then(|i| i.get("_seq")).and_then(Value::as_u64).unwrap_or(0);
+                let last = parsed
+                    .items
+                    .last()
+                    .and_then(|i| i.get("_seq"))
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
                 match terminal.pointer("/meta/items_emitted").and_then(Value::as_u64) {
                     Some(n) if n == last => {}
                     Some(n) => problems.push(format!("the error line's meta.items_emitted is {n} but the last _seq is {last}")),
@@ -166,15 +190,21 @@ pub fn judge(ctx: &Context<'_>) -> StreamOutcomes {
         sigint: Outcome::new(CheckId::StreamSigint),
     };
     let probes = &ctx.profile.profile.probes;
-    let streams: Vec<_> = probes.iter().filter(|p| p.kind == crate::profile::ProbeKind::Stream).collect();
+    let streams: Vec<_> = probes
+        .iter()
+        .filter(|p| p.kind == crate::profile::ProbeKind::Stream)
+        .collect();
     if streams.is_empty() {
         out.contract.skip("profile declares no stream probe");
     }
     if !streams.iter().any(|p| p.after_lines.is_some()) {
-        out.sigint.skip("profile declares no stream probe with signal");
+        out.sigint
+            .skip("profile declares no stream probe with signal");
     }
     for run in ctx.runs(|r| matches!(r, RunRole::Stream { .. })) {
-        let RunRole::Stream { probe } = run.planned.role else { continue };
+        let RunRole::Stream { probe } = run.planned.role else {
+            continue;
+        };
         let deadline = seconds(run.planned.spec.limit.as_secs_f64());
         contract(&mut out.contract, &run, &deadline);
         if let Some(after_lines) = probes[probe].after_lines {
@@ -208,7 +238,13 @@ fn contract(outcome: &mut Outcome, run: &Judged<'_>, deadline: &str) {
         outcome.fail(run, problem.clone());
     }
     if problems.len() > REPORTED_PROBLEMS {
-        outcome.fail(run, format!("{} more stream lines break the contract", problems.len() - REPORTED_PROBLEMS));
+        outcome.fail(
+            run,
+            format!(
+                "{} more stream lines break the contract",
+                problems.len() - REPORTED_PROBLEMS
+            ),
+        );
     }
     let code = run.record.exit_code();
     if run.record.timed_out {
@@ -228,9 +264,19 @@ fn contract(outcome: &mut Outcome, run: &Judged<'_>, deadline: &str) {
         );
     } else if parsed.is_summary() {
         if code != Some(0) {
-            outcome.fail(run, format!("the stream ended on its summary line but {}, expected 0", describe_exit(code, run)));
+            outcome.fail(
+                run,
+                format!(
+                    "the stream ended on its summary line but {}, expected 0",
+                    describe_exit(code, run)
+                ),
+            );
         }
-    } else if let Some(declared) = parsed.terminal.as_ref().and_then(|t| t.pointer("/meta/exit_code")) {
+    } else if let Some(declared) = parsed
+        .terminal
+        .as_ref()
+        .and_then(|t| t.pointer("/meta/exit_code"))
+    {
         if code.map(i64::from) != declared.as_i64() {
             outcome.fail(
                 run,
@@ -249,7 +295,10 @@ fn sigint(outcome: &mut Outcome, run: &Judged<'_>, after_lines: u64, deadline: &
     let parsed = parse_stream(&run.record.stdout.bytes);
     if !run.record.signal_sent {
         let detail = if run.record.timed_out {
-            format!("only {} of {after_lines} lines before the {deadline}s deadline; SIGINT never sent", parsed.lines)
+            format!(
+                "only {} of {after_lines} lines before the {deadline}s deadline; SIGINT never sent",
+                parsed.lines
+            )
         } else {
             format!(
                 "the stream ended after {} lines, before after_lines {after_lines}; SIGINT never sent: lower after_lines (or the tool buffers its stream until exit)",
@@ -265,7 +314,13 @@ fn sigint(outcome: &mut Outcome, run: &Judged<'_>, after_lines: u64, deadline: &
     }
     let code = run.record.exit_code();
     if code != Some(130) {
-        outcome.fail(run, format!("{} after SIGINT, expected 130 (128 + SIGINT, REQ-F-069)", describe_exit(code, run)));
+        outcome.fail(
+            run,
+            format!(
+                "{} after SIGINT, expected 130 (128 + SIGINT, REQ-F-069)",
+                describe_exit(code, run)
+            ),
+        );
     }
     match &parsed.terminal {
         None => outcome.fail(run, "no terminal line after SIGINT; expected an error envelope with error.code CANCELLED"),
@@ -310,7 +365,8 @@ mod tests {
 
     #[test]
     fn numbered_stream_with_summary_passes() {
-        let text = "{\"_seq\":1}\n{\"heartbeat\":true}\n{\"_seq\":2}\n{\"_summary\":true,\"_count\":2}\n";
+        let text =
+            "{\"_seq\":1}\n{\"heartbeat\":true}\n{\"_seq\":2}\n{\"_summary\":true,\"_count\":2}\n";
         assert!(problems(text).is_empty(), "{:?}", problems(text));
     }
 

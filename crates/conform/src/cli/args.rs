@@ -88,8 +88,14 @@ fn parse_size(text: &str) -> Result<usize, String> {
         Some((i, _)) => text.split_at(i),
         None => (text, ""),
     };
-    let n: usize = digits.parse().map_err(|_| format!("{text:?} is not a size such as 16M or 1048576"))?;
-    let factor: usize = match unit.to_ascii_uppercase().trim_end_matches("IB").trim_end_matches('B') {
+    let n: usize = digits
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size such as 16M or 1048576"))?;
+    let factor: usize = match unit
+        .to_ascii_uppercase()
+        .trim_end_matches("IB")
+        .trim_end_matches('B')
+    {
         "" => 1,
         "K" => 1 << 10,
         "M" => 1 << 20,
@@ -97,11 +103,12 @@ fn parse_size(text: &str) -> Result<usize, String> {
         _ => return Err(format!("unknown size unit in {text:?}; use K, M or G")),
     };
     match n.checked_mul(factor) {
-        Some(0) | None => Err(format!("{text:?} must be at least 1 byte and fit in memory")),
+        Some(0) | None => Err(format!(
+            "{text:?} must be at least 1 byte and fit in memory"
+        )),
         Some(size) => Ok(size),
     }
 }
-
 
 /// clap merges a global option given before and after the subcommand, last value
 /// winning; REQ-F-079 wants a conflicting repeat to be an error. Returns the message

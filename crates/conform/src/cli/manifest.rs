@@ -29,9 +29,15 @@ fn danger_level(name: &str) -> &'static str {
 
 fn flag_entry(arg: &Arg) -> Value {
     let takes_value = matches!(arg.get_action(), ArgAction::Set | ArgAction::Append);
-    let values: Vec<String> = arg.get_possible_values().iter().map(|v| v.get_name().to_string()).collect();
+    let values: Vec<String> = arg
+        .get_possible_values()
+        .iter()
+        .map(|v| v.get_name().to_string())
+        .collect();
     // Convention of cli/args.rs: integer options are named `N`.
-    let integer = arg.get_value_names().is_some_and(|names| names.iter().any(|n| n == "N"));
+    let integer = arg
+        .get_value_names()
+        .is_some_and(|names| names.iter().any(|n| n == "N"));
     let kind = if !takes_value {
         "boolean"
     } else if matches!(arg.get_action(), ArgAction::Append) {
@@ -46,7 +52,10 @@ fn flag_entry(arg: &Arg) -> Value {
     let mut entry = Map::new();
     entry.insert("type".into(), json!(kind));
     entry.insert("required".into(), json!(arg.is_required_set()));
-    entry.insert("description".into(), json!(arg.get_help().map(|h| h.to_string()).unwrap_or_default()));
+    entry.insert(
+        "description".into(),
+        json!(arg.get_help().map(|h| h.to_string()).unwrap_or_default()),
+    );
     if kind == "enum" {
         entry.insert("enum_values".into(), json!(values));
     }
@@ -118,5 +127,7 @@ pub fn manifest() -> Value {
 
 /// A stable content hash for the etag (the same manifest always hashes the same).
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }

@@ -14,7 +14,10 @@ pub fn elapsed_ms(started: Instant) -> u64 {
 /// Write to stdout; a closed pipe (`conform ... | head`) is not an error worth a panic.
 pub fn emit(text: &str) -> ExitStatus {
     let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
         Ok(()) => ExitStatus::Success,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitStatus::Success,
         Err(e) => {

@@ -61,7 +61,10 @@ pub fn load(path: &Path) -> Result<LoadedProfile, ProfileError> {
     let text = String::from_utf8(bytes).map_err(|error| {
         fail(vec![Violation::new(
             "",
-            format!("the profile is not UTF-8 text (invalid byte at offset {})", error.utf8_error().valid_up_to()),
+            format!(
+                "the profile is not UTF-8 text (invalid byte at offset {})",
+                error.utf8_error().valid_up_to()
+            ),
             "save the profile as UTF-8 JSON",
         )])
     })?;
@@ -86,7 +89,8 @@ pub fn parse(text: &str, dir: &Path) -> Result<(Profile, PathBuf), Vec<Violation
             "fix the JSON syntax at that line and column (a trailing comma or a missing quote is typical)",
         );
         v.line = Some(error.line());
-        v.column = Some(error.column());
+        // serde_json reports column 0 for an error before a line's first character.
+        v.column = Some(error.column().max(1));
         vec![v]
     })?;
     let mut violations = validate_document(&doc);
@@ -134,7 +138,11 @@ pub fn parse(text: &str, dir: &Path) -> Result<(Profile, PathBuf), Vec<Violation
     })?;
     match program {
         Some(program) => Ok((profile, program)),
-        None => Err(vec![Violation::new("/command/0", "command[0] did not resolve", "fix the command")]),
+        None => Err(vec![Violation::new(
+            "/command/0",
+            "command[0] did not resolve",
+            "fix the command",
+        )]),
     }
 }
 

@@ -77,6 +77,20 @@ pub struct Probe {
     pub deadline_seconds: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signal: Option<ProbeSignal>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "whole_count"
+    )]
     pub after_lines: Option<u64>,
+}
+
+/// `after_lines` as validation accepts it: a whole number, also when written `2.0`.
+fn whole_count<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    let value = serde_json::Value::deserialize(deserializer)?;
+    super::validate::whole_number(&value)
+        .map(Some)
+        .ok_or_else(|| {
+            serde::de::Error::custom(format!("expected a whole number of lines, found {value}"))
+        })
 }

@@ -13,7 +13,11 @@ const AT: &str = "/command/0";
 /// Resolve `name` against the profile directory `dir` or PATH.
 pub fn resolve_program(name: &str, dir: &Path) -> Result<PathBuf, Violation> {
     if name.is_empty() {
-        return Err(Violation::new(AT, "command[0] is empty", "give the program to run"));
+        return Err(Violation::new(
+            AT,
+            "command[0] is empty",
+            "give the program to run",
+        ));
     }
     if name.contains('/') {
         let candidate = if Path::new(name).is_absolute() {
@@ -25,7 +29,10 @@ pub fn resolve_program(name: &str, dir: &Path) -> Result<PathBuf, Violation> {
         let against = if Path::new(name).is_absolute() {
             String::new()
         } else {
-            format!(" (\"{name}\" against the profile directory {})", dir.display())
+            format!(
+                " (\"{name}\" against the profile directory {})",
+                dir.display()
+            )
         };
         if !candidate.exists() {
             return Err(Violation::new(
@@ -37,21 +44,29 @@ pub fn resolve_program(name: &str, dir: &Path) -> Result<PathBuf, Violation> {
         if !candidate.is_file() {
             return Err(Violation::new(
                 AT,
-                format!("command \"{name}\" is not a file: resolved to {}{against}", shown.display()),
+                format!(
+                    "command \"{name}\" is not a file: resolved to {}{against}",
+                    shown.display()
+                ),
                 "point command[0] at the executable itself",
             ));
         }
         if !is_executable(&candidate) {
             return Err(Violation::new(
                 AT,
-                format!("command \"{name}\" is not executable: {}{against}", shown.display()),
+                format!(
+                    "command \"{name}\" is not executable: {}{against}",
+                    shown.display()
+                ),
                 format!("make it executable (chmod +x {})", shown.display()),
             ));
         }
         return Ok(shown);
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
-    let dirs: Vec<PathBuf> = std::env::split_paths(&path).filter(|d| !d.as_os_str().is_empty()).collect();
+    let dirs: Vec<PathBuf> = std::env::split_paths(&path)
+        .filter(|d| !d.as_os_str().is_empty())
+        .collect();
     for d in &dirs {
         let candidate = d.join(name);
         if candidate.is_file() && is_executable(&candidate) {

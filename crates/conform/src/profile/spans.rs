@@ -13,7 +13,7 @@ pub fn locate(text: &str) -> HashMap<String, (usize, usize)> {
         bytes: text.as_bytes(),
         pos: 0,
         line: 1,
-        line_start: 0,
+        column: 1,
         spans: HashMap::new(),
     };
     scanner.skip_ws();
@@ -27,15 +27,14 @@ struct Scanner<'a> {
     bytes: &'a [u8],
     pos: usize,
     line: usize,
-    line_start: usize,
+    /// 1-based column in characters, kept as the scanner moves (not recounted).
+    column: usize,
     spans: HashMap<String, (usize, usize)>,
 }
 
 impl Scanner<'_> {
     fn here(&self) -> (usize, usize) {
-        // Columns count characters, not bytes.
-        let column = String::from_utf8_lossy(&self.bytes[self.line_start..self.pos]).chars().count() + 1;
-        (self.line, column)
+        (self.line, self.column)
     }
 
     fn peek(&self) -> Option<u8> {
@@ -43,9 +42,14 @@ impl Scanner<'_> {
     }
 
     fn bump(&mut self) {
-        if self.peek() == Some(b'\n') {
-            self.line += 1;
-            self.line_start = self.pos + 1;
+        match self.peek() {
+            Some(b'\n') => {
+                self.line += 1;
+                self.column = 1;
+            }
+            // Columns count characters: UTF-8 continuation bytes add none.
+            Some(b) if b & 0xC0 != 0x80 => self.column += 1,
+            _ => {}
         }
         self.pos += 1;
     }
@@ -122,7 +126,8 @@ impl Scanner<'_> {
                 self.string();
             }
             Some(_) => {
-                while matches!(self.peek(), Some(c) if !matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n')) {
+                while matches!(self.peek(), Some(c) if !matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n'))
+                {
                     self.bump();
                 }
             }

@@ -24,7 +24,11 @@ pub struct Violation {
 }
 
 impl Violation {
-    pub fn new(pointer: impl Into<String>, message: impl Into<String>, fix: impl Into<String>) -> Self {
+    pub fn new(
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Self {
         Violation {
             pointer: pointer.into(),
             message: message.into(),
@@ -53,8 +57,25 @@ const DESTRUCTIVE_ONLY_CONFIRMATION_FLAGS: &[&str] = &["-f"];
 
 /// Values of `--format`/`--output`/`-o` that select an output format.
 const FORMAT_NAMES: &[&str] = &[
-    "json", "jsonl", "ndjson", "json-lines", "jsonlines", "plain", "text", "txt", "tsv", "csv",
-    "yaml", "yml", "table", "human", "pretty", "raw", "markdown", "md", "xml",
+    "json",
+    "jsonl",
+    "ndjson",
+    "json-lines",
+    "jsonlines",
+    "plain",
+    "text",
+    "txt",
+    "tsv",
+    "csv",
+    "yaml",
+    "yml",
+    "table",
+    "human",
+    "pretty",
+    "raw",
+    "markdown",
+    "md",
+    "xml",
 ];
 
 const ROOT_FIELDS: &[&str] = &[
@@ -66,7 +87,13 @@ const ROOT_FIELDS: &[&str] = &[
     "argument_order",
     "probes",
 ];
-const ROOT_REQUIRED: &[&str] = &["schema_version", "tool", "command", "timeout_seconds", "probes"];
+const ROOT_REQUIRED: &[&str] = &[
+    "schema_version",
+    "tool",
+    "command",
+    "timeout_seconds",
+    "probes",
+];
 const ORDER_FIELDS: &[&str] = &[
     "command_path",
     "local_args",
@@ -75,7 +102,13 @@ const ORDER_FIELDS: &[&str] = &[
     "alternate_value",
     "positional",
 ];
-const ORDER_REQUIRED: &[&str] = &["command_path", "local_args", "global_flag", "value", "alternate_value"];
+const ORDER_REQUIRED: &[&str] = &[
+    "command_path",
+    "local_args",
+    "global_flag",
+    "value",
+    "alternate_value",
+];
 const PROBE_FIELDS: &[&str] = &[
     "name",
     "argv",
@@ -124,7 +157,10 @@ impl Validator {
             if version.as_str() != Some("1.0") {
                 self.push(
                     "/schema_version",
-                    format!("schema_version must be the string \"1.0\", found {}", describe(version)),
+                    format!(
+                        "schema_version must be the string \"1.0\", found {}",
+                        describe(version)
+                    ),
                     "set \"schema_version\": \"1.0\"",
                 );
             }
@@ -164,14 +200,28 @@ impl Validator {
     }
 
     /// Unknown and missing fields of one object.
-    fn fields(&mut self, obj: &Map<String, Value>, at: &str, known: &[&str], required: &[&str], what: &str) {
+    fn fields(
+        &mut self,
+        obj: &Map<String, Value>,
+        at: &str,
+        known: &[&str],
+        required: &[&str],
+        what: &str,
+    ) {
         for key in obj.keys() {
             if !known.contains(&key.as_str()) {
                 let fix = match closest(key, known) {
-                    Some(suggestion) => format!("did you mean \"{suggestion}\"? Known fields: {}", known.join(", ")),
+                    Some(suggestion) => format!(
+                        "did you mean \"{suggestion}\"? Known fields: {}",
+                        known.join(", ")
+                    ),
                     None => format!("remove it; known fields: {}", known.join(", ")),
                 };
-                self.push(&child(at, key), format!("unknown field \"{key}\" in {what}"), fix);
+                self.push(
+                    &child(at, key),
+                    format!("unknown field \"{key}\" in {what}"),
+                    fix,
+                );
             }
         }
         for key in required {
@@ -189,7 +239,11 @@ impl Validator {
         match value.as_str() {
             Some(s) => Some(s),
             None => {
-                self.push(at, format!("expected a string, found {}", describe(value)), "write it as a JSON string");
+                self.push(
+                    at,
+                    format!("expected a string, found {}", describe(value)),
+                    "write it as a JSON string",
+                );
                 None
             }
         }
@@ -234,7 +288,10 @@ impl Validator {
             ),
             None => self.push(
                 at,
-                format!("{name} must be a number of seconds, found {}", describe(value)),
+                format!(
+                    "{name} must be a number of seconds, found {}",
+                    describe(value)
+                ),
                 "write it as a number, e.g. 5",
             ),
         }
@@ -285,7 +342,10 @@ impl Validator {
         let Some(items) = probes.as_array() else {
             self.push(
                 "/probes",
-                format!("probes must be an array of probe objects, found {}", describe(probes)),
+                format!(
+                    "probes must be an array of probe objects, found {}",
+                    describe(probes)
+                ),
                 "write probes as [ { \"name\": ..., \"argv\": [...], \"kind\": \"read\" }, ... ]",
             );
             return;
@@ -294,14 +354,23 @@ impl Validator {
         for (i, probe) in items.iter().enumerate() {
             let at = child("/probes", i);
             let Some(obj) = probe.as_object() else {
-                self.push(&at, format!("a probe must be an object, found {}", describe(probe)), "give name, argv and kind");
+                self.push(
+                    &at,
+                    format!("a probe must be an object, found {}", describe(probe)),
+                    "give name, argv and kind",
+                );
                 continue;
             };
-            if let Some(name) = obj.get("name").and_then(|n| self.string(n, &child(&at, "name"))) {
+            if let Some(name) = obj
+                .get("name")
+                .and_then(|n| self.string(n, &child(&at, "name")))
+            {
                 match seen.iter().find(|(n, _)| *n == name) {
                     Some((_, first)) => self.push(
                         &child(&at, "name"),
-                        format!("duplicate probe name \"{name}\" (already used by /probes/{first})"),
+                        format!(
+                            "duplicate probe name \"{name}\" (already used by /probes/{first})"
+                        ),
                         "give every probe a unique name: names label the evidence",
                     ),
                     None => seen.push((name, i)),
@@ -327,7 +396,9 @@ impl Validator {
         let dry_run_flag = obj
             .get("dry_run_flag")
             .and_then(|f| self.string(f, &child(at, "dry_run_flag")));
-        let argv = obj.get("argv").and_then(|a| self.string_array(a, &child(at, "argv")));
+        let argv = obj
+            .get("argv")
+            .and_then(|a| self.string_array(a, &child(at, "argv")));
 
         if let Some(value) = obj.get("deadline_seconds") {
             self.limit_seconds(value, &child(at, "deadline_seconds"), "deadline_seconds");
@@ -345,7 +416,11 @@ impl Validator {
             if whole_number(value).is_none_or(|n| n < 1) {
                 self.push(
                     &child(at, "after_lines"),
-                    format!("after_lines must be a whole number of at least 1, found {}", describe(value)),
+                    format!(
+                        "after_lines must be a whole number of at least 1 (and at most {}), found {}",
+                        u64::MAX,
+                        describe(value)
+                    ),
                     "count the stdout lines to read before the signal, well inside a normal run, e.g. 2",
                 );
             }
@@ -379,7 +454,15 @@ impl Validator {
                     if obj.contains_key(*key) {
                         self.push(
                             &child(at, key),
-                            format!("{key} applies only to stream probes, not to a {} probe", other.as_str()),
+                            format!(
+                                "{key} applies only to stream probes, not to {} {} probe",
+                                if other == ProbeKind::Invalid {
+                                    "an"
+                                } else {
+                                    "a"
+                                },
+                                other.as_str()
+                            ),
                             format!("remove {key}, or make this a stream probe"),
                         );
                     }
@@ -407,7 +490,10 @@ impl Validator {
         if let Some(argv) = argv {
             let argv_at = child(at, "argv");
             self.confirmation_flags(&argv, &argv_at, kind);
-            if matches!(kind, Some(ProbeKind::Read | ProbeKind::Invalid | ProbeKind::Destructive)) {
+            if matches!(
+                kind,
+                Some(ProbeKind::Read | ProbeKind::Invalid | ProbeKind::Destructive)
+            ) {
                 self.format_flags(&argv, &argv_at, global_flag);
             }
             if let Some(flag) = dry_run_flag.filter(|f| argv.contains(f)) {
@@ -441,9 +527,12 @@ impl Validator {
             let named = if is_flag(arg, "--json") {
                 Some(format!("\"{arg}\" selects JSON output"))
             } else if global_flag.is_some_and(|g| is_flag(arg, g)) {
-                Some(format!("\"{arg}\" is the profile's argument_order.global_flag"))
+                Some(format!(
+                    "\"{arg}\" is the profile's argument_order.global_flag"
+                ))
             } else {
-                format_value(arg, next).map(|value| format!("\"{arg}\" selects the \"{value}\" output format"))
+                format_value(arg, next)
+                    .map(|value| format!("\"{arg}\" selects the \"{value}\" output format"))
             };
             if let Some(named) = named {
                 self.push(
@@ -458,7 +547,11 @@ impl Validator {
 
 /// `arg` is `flag` or `flag=...`.
 fn is_flag(arg: &str, flag: &str) -> bool {
-    !flag.is_empty() && (arg == flag || arg.strip_prefix(flag).is_some_and(|rest| rest.starts_with('=')))
+    !flag.is_empty()
+        && (arg == flag
+            || arg
+                .strip_prefix(flag)
+                .is_some_and(|rest| rest.starts_with('=')))
 }
 
 fn is_confirmation_flag(arg: &str, destructive: bool) -> bool {
@@ -474,7 +567,10 @@ fn format_value<'a>(arg: &'a str, next: Option<&'a str>) -> Option<&'a str> {
         _ => arg
             .strip_prefix("--format=")
             .or_else(|| arg.strip_prefix("--output="))
-            .or_else(|| arg.strip_prefix("-o").filter(|v| !v.is_empty() && !v.starts_with('=')))?,
+            .or_else(|| {
+                arg.strip_prefix("-o")
+                    .filter(|v| !v.is_empty() && !v.starts_with('='))
+            })?,
     };
     FORMAT_NAMES
         .iter()
@@ -492,13 +588,15 @@ fn parse_kind(s: &str) -> Option<ProbeKind> {
     }
 }
 
-/// A JSON number with no fractional part (`2` or `2.0`, as JSON Schema's "integer").
-pub(crate) fn whole_number(value: &Value) -> Option<i64> {
-    if let Some(n) = value.as_i64() {
+/// A non-negative JSON number with no fractional part (`2` or `2.0`, as JSON Schema's
+/// "integer") that fits in a `u64`.
+pub(crate) fn whole_number(value: &Value) -> Option<u64> {
+    if let Some(n) = value.as_u64() {
         return Some(n);
     }
     let f = value.as_f64()?;
-    (f.fract() == 0.0 && f.abs() < 9.0e15).then_some(f as i64)
+    // 2^64 is the first f64 past u64::MAX.
+    (f.fract() == 0.0 && (0.0..18_446_744_073_709_551_616.0).contains(&f)).then_some(f as u64)
 }
 
 /// A short description of a JSON value for messages: its type and a bounded excerpt.
@@ -536,7 +634,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let above = row[j + 1];
-            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(ca != *cb));
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
             diagonal = above;
         }
     }
@@ -549,7 +649,10 @@ mod tests {
 
     #[test]
     fn typo_suggests_the_field() {
-        assert_eq!(closest("timeout_second", ROOT_FIELDS), Some("timeout_seconds"));
+        assert_eq!(
+            closest("timeout_second", ROOT_FIELDS),
+            Some("timeout_seconds")
+        );
         assert_eq!(closest("zzz", ROOT_FIELDS), None);
     }
 
@@ -559,5 +662,46 @@ mod tests {
         assert_eq!(format_value("-ojson", None), Some("json"));
         assert_eq!(format_value("--output", Some("out.txt")), None);
         assert_eq!(format_value("-o", None), None);
+        assert_eq!(format_value("--format=JSON", None), Some("JSON"));
+        assert_eq!(format_value("-o=json", None), None);
+        assert_eq!(format_value("--formats", Some("json")), None);
+    }
+
+    #[test]
+    fn confirmation_flags_match_whole_flags_and_their_values() {
+        assert!(is_confirmation_flag("--yes", false));
+        assert!(is_confirmation_flag("--yes=true", false));
+        assert!(!is_confirmation_flag("--yesterday", false));
+        assert!(!is_confirmation_flag("--force-color", true));
+        assert!(is_confirmation_flag("-f", true));
+        assert!(!is_confirmation_flag("-f", false));
+        assert!(!is_confirmation_flag("-f=x", true));
+    }
+
+    #[test]
+    fn whole_numbers_are_json_schema_integers_that_fit_u64() {
+        let whole = |v: Value| whole_number(&v);
+        assert_eq!(whole(serde_json::json!(2)), Some(2));
+        assert_eq!(whole(serde_json::json!(2.0)), Some(2));
+        assert_eq!(whole(serde_json::json!(u64::MAX)), Some(u64::MAX));
+        assert_eq!(whole(serde_json::json!(1.5)), None);
+        assert_eq!(whole(serde_json::json!(-1)), None);
+        assert_eq!(whole(serde_json::json!(1e300)), None);
+        assert_eq!(whole(serde_json::json!("2")), None);
+    }
+
+    #[test]
+    fn after_lines_written_as_a_float_reaches_the_model() {
+        let probe = serde_json::json!({
+            "name": "interrupt", "argv": [], "kind": "stream", "signal": "INT", "after_lines": 2.0
+        });
+        assert!(validate_document(&serde_json::json!({
+            "schema_version": "1.0", "tool": "t", "command": ["sh"], "timeout_seconds": 5,
+            "probes": [probe.clone()]
+        }))
+        .is_empty());
+        let probe: crate::profile::Probe =
+            serde_json::from_value(probe).expect("the model accepts 2.0");
+        assert_eq!(probe.after_lines, Some(2));
     }
 }

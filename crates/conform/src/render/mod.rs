@@ -1,6 +1,6 @@
 //! Renderers: the same reports as one ResponseEnvelope (piped, for agents and CI) or
 //! as text for people (on a TTY).
 
-pub mod style;
 pub mod run;
+pub mod style;
 pub mod validate;

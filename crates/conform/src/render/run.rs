@@ -79,9 +79,18 @@ pub fn to_text(results: &[ConformanceResult], style: Style) -> String {
             let extension = if check.extension { " [extension]" } else { "" };
             let tail = match &check.skipped_reason {
                 Some(reason) => reason.clone(),
-                None => format!("{} ({} run{})", check.title, check.runs_checked, if check.runs_checked == 1 { "" } else { "s" }),
+                None => format!(
+                    "{} ({} run{})",
+                    check.title,
+                    check.runs_checked,
+                    if check.runs_checked == 1 { "" } else { "s" }
+                ),
             };
-            out.push_str(&format!("  {mark} {:width$}  {}{extension}\n", check.id, style.dim(&tail)));
+            out.push_str(&format!(
+                "  {mark} {:width$}  {}{extension}\n",
+                check.id,
+                style.dim(&tail)
+            ));
             for failure in &check.failures {
                 out.push_str(&failure_text(failure, style));
             }
@@ -95,7 +104,11 @@ pub fn to_text(results: &[ConformanceResult], style: Style) -> String {
 }
 
 fn failure_text(f: &Evidence, style: Style) -> String {
-    let mut out = format!("       {} {}\n", style.bold(&format!("{}:", f.probe)), f.detail);
+    let mut out = format!(
+        "       {} {}\n",
+        style.bold(&format!("{}:", f.probe)),
+        f.detail
+    );
     let ended = match (&f.exit_code, &f.signal, f.timed_out) {
         (_, _, true) => "timed out".to_string(),
         (Some(code), _, _) => format!("exit {code}"),
@@ -107,14 +120,25 @@ fn failure_text(f: &Evidence, style: Style) -> String {
         style.dim("ran"),
         shell_words(&f.argv),
         f.stdin,
-        if f.env.is_empty() { String::new() } else { format!(", env {}", f.env.join(" ")) },
+        if f.env.is_empty() {
+            String::new()
+        } else {
+            format!(", env {}", f.env.join(" "))
+        },
         f.duration_ms
     ));
-    for (name, bytes, excerpt) in [("stdout", f.stdout_bytes, &f.stdout_excerpt), ("stderr", f.stderr_bytes, &f.stderr_excerpt)] {
+    for (name, bytes, excerpt) in [
+        ("stdout", f.stdout_bytes, &f.stdout_excerpt),
+        ("stderr", f.stderr_bytes, &f.stderr_excerpt),
+    ] {
         if bytes > 0 {
             let first: String = excerpt.lines().take(3).collect::<Vec<_>>().join(" | ");
             let first: String = first.chars().take(160).collect();
-            out.push_str(&format!("         {} ({bytes} bytes): {}\n", style.dim(name), first.escape_debug()));
+            out.push_str(&format!(
+                "         {} ({bytes} bytes): {}\n",
+                style.dim(name),
+                first.escape_debug()
+            ));
         }
     }
     if f.pipe_held_open {
@@ -127,7 +151,10 @@ fn failure_text(f: &Evidence, style: Style) -> String {
 fn shell_words(argv: &[String]) -> String {
     argv.iter()
         .map(|a| {
-            if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c)) {
+            if !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c))
+            {
                 a.clone()
             } else {
                 format!("'{}'", a.replace('\'', r"'\''"))

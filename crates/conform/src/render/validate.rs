@@ -48,7 +48,9 @@ pub fn violations_json(errors: &[&ProfileError]) -> Vec<Value> {
         .flat_map(|e| {
             e.violations.iter().map(move |v| {
                 let mut entry = json!({ "profile": e.path.display().to_string() });
-                if let (Some(obj), Ok(Value::Object(fields))) = (entry.as_object_mut(), serde_json::to_value(v)) {
+                if let (Some(obj), Ok(Value::Object(fields))) =
+                    (entry.as_object_mut(), serde_json::to_value(v))
+                {
                     obj.extend(fields);
                 }
                 entry
@@ -65,11 +67,19 @@ pub fn invalid_profile_error(errors: &[&ProfileError]) -> ErrorDetail {
         .flat_map(|e| e.violations.iter().map(move |v| (e, v)))
         .next()
         .map(|(e, v)| {
-            let at = if v.pointer.is_empty() { String::new() } else { format!(" at {}", v.pointer) };
+            let at = if v.pointer.is_empty() {
+                String::new()
+            } else {
+                format!(" at {}", v.pointer)
+            };
             format!(": {}{at}: {}", e.path.display(), v.message)
         })
         .unwrap_or_default();
-    let more = if count > 1 { format!(" (and {} more)", count - 1) } else { String::new() };
+    let more = if count > 1 {
+        format!(" (and {} more)", count - 1)
+    } else {
+        String::new()
+    };
     ErrorDetail {
         code: "INVALID_PROFILE".into(),
         message: format!(
@@ -78,19 +88,35 @@ pub fn invalid_profile_error(errors: &[&ProfileError]) -> ErrorDetail {
         ),
         retryable: false,
         phase: Some("validation"),
-        fix_required: Some("Correct each violation listed in error.context.violations; nothing was run".into()),
+        fix_required: Some(
+            "Correct each violation listed in error.context.violations; nothing was run".into(),
+        ),
         context: Some(json!({ "violations": violations_json(errors) })),
     }
 }
 
 pub fn to_envelope(report: &ValidateReport, duration_ms: u64) -> Value {
     let status = report.status();
-    let errors: Vec<&ProfileError> = report.outcomes.iter().filter_map(|o| o.as_ref().err()).collect();
+    let errors: Vec<&ProfileError> = report
+        .outcomes
+        .iter()
+        .filter_map(|o| o.as_ref().err())
+        .collect();
     if errors.is_empty() {
-        let profiles: Vec<Value> = report.outcomes.iter().filter_map(|o| o.as_ref().ok()).map(valid_entry).collect();
+        let profiles: Vec<Value> = report
+            .outcomes
+            .iter()
+            .filter_map(|o| o.as_ref().ok())
+            .map(valid_entry)
+            .collect();
         envelope(status, json!({ "profiles": profiles }), None, duration_ms)
     } else {
-        envelope(status, Value::Null, Some(invalid_profile_error(&errors)), duration_ms)
+        envelope(
+            status,
+            Value::Null,
+            Some(invalid_profile_error(&errors)),
+            duration_ms,
+        )
     }
 }
 
@@ -131,7 +157,11 @@ pub fn violations_text(e: &ProfileError, style: Style) -> String {
         if !v.pointer.is_empty() {
             location.push_str(&format!(": {}", style.bold(&v.pointer)));
         }
-        out.push_str(&format!("{} {location}: {}\n", style.red("error"), v.message));
+        out.push_str(&format!(
+            "{} {location}: {}\n",
+            style.red("error"),
+            v.message
+        ));
         out.push_str(&format!("  {} {}\n", style.dim("fix:"), v.fix));
     }
     out

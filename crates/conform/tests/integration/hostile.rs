@@ -23,11 +23,24 @@ fn read_probe() -> serde_json::Value {
 #[test]
 fn a_tool_that_never_exits_fails_no_hang_within_its_limit() {
     let (_dir, profile) = temp_profile(&hostile("never_exits.sh"), LIMIT, read_probe());
-    let run = conform(["run".as_ref(), profile.as_os_str(), "--only".as_ref(), "no_hang_stdin_closed,no_hang_stdin_open".as_ref()]);
+    let run = conform([
+        "run".as_ref(),
+        profile.as_os_str(),
+        "--only".as_ref(),
+        "no_hang_stdin_closed,no_hang_stdin_open".as_ref(),
+    ]);
     assert_eq!(run.code(), 4, "{:#}", run.envelope);
     assert_eq!(run.status("no_hang_stdin_closed"), "fail");
-    assert!(run.details("no_hang_stdin_closed").contains("no exit within the 1s limit"), "{}", run.details("no_hang_stdin_closed"));
-    assert_eq!(run.check("no_hang_stdin_closed")["failures"][0]["timed_out"], true);
+    assert!(
+        run.details("no_hang_stdin_closed")
+            .contains("no exit within the 1s limit"),
+        "{}",
+        run.details("no_hang_stdin_closed")
+    );
+    assert_eq!(
+        run.check("no_hang_stdin_closed")["failures"][0]["timed_out"],
+        true
+    );
     // The open run is not made after the closed one hit the limit, as in the reference.
     assert_eq!(run.check("no_hang_stdin_open")["runs_checked"], 0);
     within_limit(run.elapsed, LIMIT);
@@ -36,16 +49,28 @@ fn a_tool_that_never_exits_fails_no_hang_within_its_limit() {
 #[test]
 fn a_tool_that_ignores_sigterm_is_killed_within_its_limit() {
     let (_dir, profile) = temp_profile(&hostile("ignores_term.sh"), LIMIT, read_probe());
-    let run = conform(["run".as_ref(), profile.as_os_str(), "--only".as_ref(), "no_hang_stdin_closed".as_ref()]);
+    let run = conform([
+        "run".as_ref(),
+        profile.as_os_str(),
+        "--only".as_ref(),
+        "no_hang_stdin_closed".as_ref(),
+    ]);
     assert_eq!(run.status("no_hang_stdin_closed"), "fail");
-    assert!(run.details("no_hang_stdin_closed").contains("killed its process group"));
+    assert!(run
+        .details("no_hang_stdin_closed")
+        .contains("killed its process group"));
     within_limit(run.elapsed, LIMIT);
 }
 
 #[test]
 fn a_tool_that_closes_stdout_and_keeps_running_is_a_hang() {
     let (_dir, profile) = temp_profile(&hostile("closes_stdout.sh"), LIMIT, read_probe());
-    let run = conform(["run".as_ref(), profile.as_os_str(), "--only".as_ref(), "no_hang_stdin_closed".as_ref()]);
+    let run = conform([
+        "run".as_ref(),
+        profile.as_os_str(),
+        "--only".as_ref(),
+        "no_hang_stdin_closed".as_ref(),
+    ]);
     assert_eq!(run.status("no_hang_stdin_closed"), "fail");
     within_limit(run.elapsed, LIMIT);
 }
@@ -53,16 +78,31 @@ fn a_tool_that_closes_stdout_and_keeps_running_is_a_hang() {
 #[test]
 fn a_grandchild_holding_stdout_does_not_keep_the_kit_waiting() {
     let (_dir, profile) = temp_profile(&hostile("grandchild_escaped.sh"), 5.0, read_probe());
-    let run = conform(["run".as_ref(), profile.as_os_str(), "--only".as_ref(), "json_envelope".as_ref()]);
+    let run = conform([
+        "run".as_ref(),
+        profile.as_os_str(),
+        "--only".as_ref(),
+        "json_envelope".as_ref(),
+    ]);
     // The tool exited at once: judged, not a hang, and the held pipe is in the evidence.
     let failure = &run.check("json_envelope")["failures"][0];
     assert_eq!(failure["timed_out"], false, "{:#}", run.envelope);
     assert_eq!(failure["exit_code"], 0);
     assert_eq!(failure["pipe_held_open"], true, "{failure:#}");
-    assert!(run.elapsed < Duration::from_secs(3), "waited {:?} for a grandchild's pipe", run.elapsed);
+    assert!(
+        run.elapsed < Duration::from_secs(3),
+        "waited {:?} for a grandchild's pipe",
+        run.elapsed
+    );
     // Do not leave the sleeping grandchild behind.
-    if let Some(pid) = failure["stdout_excerpt"].as_str().and_then(|s| s.trim().parse::<i32>().ok()) {
-        let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+    if let Some(pid) = failure["stdout_excerpt"]
+        .as_str()
+        .and_then(|s| s.trim().parse::<i32>().ok())
+    {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
     }
 }
 
@@ -82,19 +122,40 @@ fn a_gigabyte_of_output_fails_json_envelope_naming_the_cap_with_bounded_memory()
     assert!(details.contains("1 MiB capture cap"), "{details}");
     let failure = &run.check("json_envelope")["failures"][0];
     assert_eq!(failure["stdout_bytes"], 1u64 << 30, "every byte is counted");
-    assert!(failure["stdout_excerpt"].as_str().is_some_and(|e| e.len() < 8 * 1024), "excerpts stay bounded");
+    assert!(
+        failure["stdout_excerpt"]
+            .as_str()
+            .is_some_and(|e| e.len() < 8 * 1024),
+        "excerpts stay bounded"
+    );
     // ru_maxrss (KiB on Linux) of the largest waited-for child: conform itself, or
     // `head`, whichever is larger. Buffering the output would cost a gigabyte.
-    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).expect("getrusage");
-    assert!(usage.max_rss() < 256 * 1024, "a child peaked at {} KiB", usage.max_rss());
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .expect("getrusage");
+    assert!(
+        usage.max_rss() < 256 * 1024,
+        "a child peaked at {} KiB",
+        usage.max_rss()
+    );
 }
 
 #[test]
 fn invalid_utf8_on_stdout_is_not_json() {
     let (_dir, profile) = temp_profile(&hostile("invalid_utf8.sh"), LIMIT, read_probe());
-    let run = conform(["run".as_ref(), profile.as_os_str(), "--only".as_ref(), "json_envelope".as_ref()]);
+    let run = conform([
+        "run".as_ref(),
+        profile.as_os_str(),
+        "--only".as_ref(),
+        "json_envelope".as_ref(),
+    ]);
     assert_eq!(run.status("json_envelope"), "fail");
-    assert!(run.details("json_envelope").contains("not valid UTF-8"), "{}", run.details("json_envelope"));
+    assert!(
+        run.details("json_envelope").contains("not valid UTF-8"),
+        "{}",
+        run.details("json_envelope")
+    );
     // The excerpt is shown lossily, never as a broken document.
-    assert!(run.check("json_envelope")["failures"][0]["stdout_excerpt"].as_str().is_some_and(|e| e.contains("ok")));
+    assert!(run.check("json_envelope")["failures"][0]["stdout_excerpt"]
+        .as_str()
+        .is_some_and(|e| e.contains("ok")));
 }

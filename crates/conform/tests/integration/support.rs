@@ -11,7 +11,9 @@ pub fn repo_root() -> PathBuf {
 }
 
 pub fn hostile(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/hostile")
+        .join(name)
 }
 
 /// The outcome of one `conform` invocation.
@@ -47,7 +49,12 @@ impl Conform {
     pub fn details(&self, id: &str) -> String {
         self.check(id)["failures"]
             .as_array()
-            .map(|f| f.iter().filter_map(|x| x["detail"].as_str()).collect::<Vec<_>>().join("\n"))
+            .map(|f| {
+                f.iter()
+                    .filter_map(|x| x["detail"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
             .unwrap_or_default()
     }
 
@@ -55,7 +62,12 @@ impl Conform {
     pub fn ids_with(&self, status: &str) -> Vec<String> {
         self.result()["checks"]
             .as_array()
-            .map(|c| c.iter().filter(|x| x["status"] == status).filter_map(|x| x["id"].as_str().map(String::from)).collect())
+            .map(|c| {
+                c.iter()
+                    .filter(|x| x["status"] == status)
+                    .filter_map(|x| x["id"].as_str().map(String::from))
+                    .collect()
+            })
             .unwrap_or_default()
     }
 }
@@ -88,7 +100,11 @@ where
             String::from_utf8_lossy(&output.stderr)
         )
     });
-    Conform { output, elapsed, envelope }
+    Conform {
+        output,
+        elapsed,
+        envelope,
+    }
 }
 
 /// Write a profile for `command` with `probes` into a fresh temporary directory.
@@ -102,6 +118,10 @@ pub fn temp_profile(command: &Path, timeout: f64, probes: Value) -> (tempfile::T
         "timeout_seconds": timeout,
         "probes": probes,
     });
-    std::fs::write(&path, serde_json::to_vec_pretty(&profile).expect("profile serializes")).expect("profile written");
+    std::fs::write(
+        &path,
+        serde_json::to_vec_pretty(&profile).expect("profile serializes"),
+    )
+    .expect("profile written");
     (dir, path)
 }

@@ -1,0 +1,1200 @@
+//! `conform validate` and `conform schema` against the profile fixtures
+//! (tests/fixtures/profiles/): every valid profile is accepted, every rule of the
+//! profile format rejects its fixture with the expected pointer and message, the
+//! hand-written JSON Schema agrees with the validator wherever a schema can state the
+//! rule, and arbitrary or mutated documents never make validation panic.
+
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use proptest::prelude::*;
+use proptest::sample::Index;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use conform::profile::{self, Violation, PROFILE_SCHEMA};
+
+// ---------------------------------------------------------------------------
+// Fixtures
+// ---------------------------------------------------------------------------
+
+fn profiles_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/profiles")
+}
+
+fn valid_dir() -> PathBuf {
+    profiles_dir().join("valid")
+}
+
+fn invalid_dir() -> PathBuf {
+    profiles_dir().join("invalid")
+}
+
+/// The `*.json` files directly in `dir`, in name order, without `expected.json`.
+fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|entry| entry.expect("directory entry").path())
+        .filter(|p| p.extension() == Some(OsStr::new("json")))
+        .filter(|p| p.file_name() != Some(OsStr::new("expected.json")))
+        .collect();
+    files.sort();
+    files
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .and_then(OsStr::to_str)
+        .expect("fixture names are UTF-8")
+        .to_string()
+}
+
+/// One entry of `invalid/expected.json`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Expected {
+    /// A violation must have exactly this pointer...
+    pointer: String,
+    /// ...and a message containing this.
+    message_contains: String,
+    /// Whether the JSON Schema rejects the fixture too; false marks validator-only rules.
+    schema_rejects: bool,
+    /// How many violations the fixture has in all.
+    #[serde(default = "one")]
+    violations: usize,
+    /// The violation's fix contains this.
+    #[serde(default)]
+    fix_contains: Option<String>,
+    #[serde(default)]
+    line: Option<usize>,
+    #[serde(default)]
+    column: Option<usize>,
+}
+
+fn one() -> usize {
+    1
+}
+
+fn expected() -> BTreeMap<String, Expected> {
+    let path = invalid_dir().join("expected.json");
+    let text = std::fs::read_to_string(&path).expect("invalid/expected.json is readable");
+    serde_json::from_str(&text).expect("invalid/expected.json parses")
+}
+
+/// The fixtures whose rule no JSON Schema can state: the rule relates two values
+/// (unique names, alternate_value != value, a flag followed by its value, the
+/// profile's own global flag, argv containing dry_run_flag), needs the file system
+/// (command resolution), or the file is not a JSON document at all.
+const VALIDATOR_ONLY: &[&str] = &[
+    "alternate_value_equals_value",
+    "command_empty_string",
+    "command_is_directory",
+    "command_not_executable",
+    "command_not_found_relative",
+    "command_not_on_path",
+    "destructive_argv_contains_dry_run_flag",
+    "duplicate_probe_names",
+    "empty_file",
+    "format_format_json_in_invalid",
+    "format_global_flag",
+    "format_output_yaml_in_destructive",
+    "format_short_o_json",
+    "malformed_json",
+    "not_utf8",
+];
+
+/// The seed's valid example, with a command that resolves anywhere.
+fn seed_profile() -> Value {
+    json!({
+        "schema_version": "1.0",
+        "tool": "democli",
+        "command": ["sh"],
+        "timeout_seconds": 5,
+        "manifest": ["manifest"],
+        "argument_order": {
+            "command_path": ["deployments", "list"],
+            "local_args": ["--cursor", "cGFnZTI="],
+            "global_flag": "--format",
+            "value": "json",
+            "alternate_value": "plain",
+            "positional": "staging"
+        },
+        "probes": [
+            { "name": "list deployments", "argv": ["deployments", "list"], "kind": "read" },
+            { "name": "unknown flag", "argv": ["deployments", "list", "--no-such-flag"], "kind": "invalid" },
+            { "name": "delete staging", "argv": ["deployments", "delete", "--filter", "env=staging"], "kind": "destructive", "dry_run_flag": "--dry-run" },
+            { "name": "stream deployments", "argv": ["deployments", "list", "--stream"], "kind": "stream" },
+            { "name": "interrupt the deployment stream", "argv": ["deployments", "list", "--stream"], "kind": "stream", "signal": "INT", "after_lines": 2 }
+        ]
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Running conform
+// ---------------------------------------------------------------------------
+
+struct Output {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Output {
+    /// stdout as the one JSON document conform prints when piped.
+    fn envelope(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not one JSON document ({e})\nstdout:\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+}
+
+/// Run conform with stdout piped (so not a terminal) and colors off.
+fn conform_in<I, S>(cwd: &Path, args: I) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let output = cargo_bin_cmd!("conform")
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("conform starts");
+    Output {
+        code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+fn conform<I, S>(args: I) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    conform_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+fn validate(path: &Path) -> Output {
+    conform([OsStr::new("validate"), path.as_os_str()])
+}
+
+/// Asserts the envelope of an invalid profile and returns its violations.
+fn invalid_envelope(output: &Output, what: &str) -> Vec<Value> {
+    assert_eq!(
+        output.code,
+        Some(2),
+        "{what}: exit code\nstdout:\n{}",
+        output.stdout
+    );
+    let envelope = output.envelope();
+    assert_eq!(envelope["ok"], false, "{what}: ok");
+    assert_eq!(envelope["data"], Value::Null, "{what}: data");
+    assert_eq!(envelope["error"]["code"], "INVALID_PROFILE", "{what}: code");
+    assert_eq!(envelope["error"]["phase"], "validation", "{what}: phase");
+    assert_eq!(envelope["error"]["retryable"], false, "{what}: retryable");
+    assert_eq!(envelope["meta"]["exit_code"], 2, "{what}: meta.exit_code");
+    envelope["error"]["context"]["violations"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{what}: error.context.violations is an array: {envelope:#}"))
+        .clone()
+}
+
+// ---------------------------------------------------------------------------
+// Valid profiles
+// ---------------------------------------------------------------------------
+
+#[test]
+fn every_valid_fixture_exits_0_with_an_ok_envelope() {
+    let files = json_files(&valid_dir());
+    assert!(files.len() >= 10, "valid fixtures: {files:?}");
+    for file in &files {
+        let output = validate(file);
+        let what = file.display();
+        assert_eq!(output.code, Some(0), "{what}\nstdout:\n{}", output.stdout);
+        let envelope = output.envelope();
+        assert_eq!(envelope["ok"], true, "{what}");
+        assert_eq!(envelope["error"], Value::Null, "{what}");
+        assert_eq!(envelope["meta"]["exit_code"], 0, "{what}");
+        assert_eq!(envelope["warnings"], json!([]), "{what}");
+
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        let profiles = envelope["data"]["profiles"]
+            .as_array()
+            .expect("data.profiles");
+        assert_eq!(profiles.len(), 1, "{what}");
+        let entry = &profiles[0];
+        assert_eq!(entry["valid"], true, "{what}");
+        assert_eq!(entry["profile"], file.display().to_string(), "{what}");
+        assert_eq!(entry["tool"], doc["tool"], "{what}");
+        assert_eq!(
+            entry["probes"],
+            doc["probes"].as_array().unwrap().len(),
+            "{what}"
+        );
+        let program = Path::new(entry["program"].as_str().expect("program"));
+        assert!(
+            program.is_absolute() && program.is_file(),
+            "{what}: program {program:?}"
+        );
+    }
+}
+
+#[test]
+fn a_relative_command_resolves_against_the_profile_directory_not_the_working_directory() {
+    // From profiles/, "../bin/fake-tool" would be tests/fixtures/bin/fake-tool, which
+    // does not exist; from the profile's directory (valid/) it is profiles/bin/fake-tool.
+    let cwd = profiles_dir();
+    assert!(!cwd.join("../bin/fake-tool").exists());
+    let output = conform_in(&cwd, ["validate", "valid/relative_command.json"]);
+    assert_eq!(output.code, Some(0), "stdout:\n{}", output.stdout);
+    let envelope = output.envelope();
+    let expected = std::fs::canonicalize(cwd.join("bin/fake-tool")).unwrap();
+    assert_eq!(
+        envelope["data"]["profiles"][0]["program"],
+        expected.display().to_string()
+    );
+}
+
+#[test]
+fn a_profile_copied_elsewhere_with_its_tool_still_validates() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = dir.path().join("tools/mytool");
+    std::fs::create_dir_all(tool.parent().unwrap()).unwrap();
+    std::fs::write(&tool, "#!/bin/sh\nexit 0\n").unwrap();
+    let profile = dir.path().join("conformance-profile.json");
+    let mut doc = seed_profile();
+    doc["command"] = json!(["./tools/mytool"]);
+    std::fs::write(&profile, doc.to_string()).unwrap();
+
+    // Not executable yet: refused with the chmod fix.
+    let violations = invalid_envelope(&validate(&profile), "no exec bit");
+    assert_eq!(violations.len(), 1, "{violations:#?}");
+    assert_eq!(violations[0]["pointer"], "/command/0");
+    assert!(violations[0]["fix"].as_str().unwrap().contains("chmod +x"));
+
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let output = validate(&profile);
+    assert_eq!(output.code, Some(0), "stdout:\n{}", output.stdout);
+    assert_eq!(
+        output.envelope()["data"]["profiles"][0]["probes"],
+        5,
+        "the seed example has five probes"
+    );
+}
+
+#[test]
+fn the_committed_democli_profile_validates() {
+    // The seed's valid example, verbatim; its command is the reference CLI's launcher.
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/profiles/democli.json");
+    let output = validate(&path);
+    assert_eq!(
+        output.code,
+        Some(0),
+        "stdout:\n{}\nstderr:\n{}",
+        output.stdout,
+        output.stderr
+    );
+    let entry = &output.envelope()["data"]["profiles"][0];
+    assert_eq!(entry["tool"], "democli");
+    assert_eq!(entry["probes"], 5);
+    assert!(entry["program"]
+        .as_str()
+        .unwrap()
+        .ends_with("benchmark/harness/cli/good/democli"));
+}
+
+// ---------------------------------------------------------------------------
+// Invalid profiles
+// ---------------------------------------------------------------------------
+
+#[test]
+fn every_invalid_fixture_has_an_expectation_and_every_expectation_a_fixture() {
+    let fixtures: Vec<String> = json_files(&invalid_dir()).iter().map(|p| stem(p)).collect();
+    let expected: Vec<String> = expected().into_keys().collect();
+    assert_eq!(fixtures, expected);
+    assert!(fixtures.len() >= 60, "{} invalid fixtures", fixtures.len());
+}
+
+#[test]
+fn every_invalid_fixture_exits_2_with_its_violation() {
+    let expected = expected();
+    for (name, want) in &expected {
+        let file = invalid_dir().join(format!("{name}.json"));
+        let output = validate(&file);
+        let violations = invalid_envelope(&output, name);
+        let shown = serde_json::to_string_pretty(&violations).unwrap();
+        assert_eq!(
+            violations.len(),
+            want.violations,
+            "{name}: violation count\n{shown}"
+        );
+        let found = violations
+            .iter()
+            .find(|v| {
+                v["pointer"] == want.pointer.as_str()
+                    && v["message"]
+                        .as_str()
+                        .is_some_and(|m| m.contains(&want.message_contains))
+            })
+            .unwrap_or_else(|| {
+                panic!(
+                    "{name}: no violation at {:?} containing {:?}\n{shown}",
+                    want.pointer, want.message_contains
+                )
+            });
+        if let Some(fix) = &want.fix_contains {
+            assert!(
+                found["fix"].as_str().unwrap().contains(fix.as_str()),
+                "{name}: fix {:?} lacks {fix:?}",
+                found["fix"]
+            );
+        }
+        if let Some(line) = want.line {
+            assert_eq!(found["line"], line, "{name}: line\n{shown}");
+        }
+        if let Some(column) = want.column {
+            assert_eq!(found["column"], column, "{name}: column\n{shown}");
+        }
+        for v in &violations {
+            assert_eq!(v["profile"], file.display().to_string(), "{name}");
+            assert!(
+                v["fix"].as_str().is_some_and(|f| !f.is_empty()),
+                "{name}: every violation says how to fix it\n{shown}"
+            );
+            let pointer = v["pointer"].as_str().expect("pointer is a string");
+            assert!(
+                pointer.is_empty() || pointer.starts_with('/'),
+                "{name}: {pointer:?}"
+            );
+            // Every file that is UTF-8 gets a location for every violation.
+            if name != "not_utf8" {
+                assert!(
+                    v["line"].as_u64().is_some_and(|l| l >= 1)
+                        && v["column"].as_u64().is_some_and(|c| c >= 1),
+                    "{name}: violation without a location\n{shown}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_profile_with_several_violations_reports_all_of_them_in_document_order() {
+    let file = invalid_dir().join("several_violations.json");
+    let output = validate(&file);
+    let violations = invalid_envelope(&output, "several_violations");
+    let pointers: Vec<&str> = violations
+        .iter()
+        .map(|v| v["pointer"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        pointers,
+        [
+            "/schema_version",
+            "/command/0",
+            "/timeout_seconds",
+            "/argument_order/alternate_value",
+            "/probes/0/argv/2",
+            "/probes/0/signal",
+            "/probes/1/dry_run_flag",
+            "/probes/1/name",
+            "/probes/1/argv/2",
+            "/probes/2/signal",
+            "/probes/2/after_lines",
+            "/probes/2/dry_run_flag",
+            "/probes/3/kind",
+            "/probes/3/timeout",
+        ]
+    );
+    let lines: Vec<u64> = violations
+        .iter()
+        .map(|v| v["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [2, 4, 5, 6, 8, 8, 9, 9, 9, 10, 10, 10, 11, 11]);
+    let message = output.envelope()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        message.starts_with("14 profile violations:") && message.ends_with("(and 13 more)"),
+        "{message}"
+    );
+}
+
+#[test]
+fn violations_of_several_profiles_are_all_reported_each_naming_its_profile() {
+    let first = invalid_dir().join("duplicate_probe_names.json");
+    let second = invalid_dir().join("unknown_root_field_typo.json");
+    let valid = valid_dir().join("minimal.json");
+    let output = conform([
+        OsStr::new("validate"),
+        first.as_os_str(),
+        valid.as_os_str(),
+        second.as_os_str(),
+    ]);
+    let violations = invalid_envelope(&output, "three profiles");
+    let profiles: Vec<&str> = violations
+        .iter()
+        .map(|v| v["profile"].as_str().unwrap())
+        .collect();
+    let first = first.display().to_string();
+    let second = second.display().to_string();
+    assert_eq!(profiles, [first.as_str(), second.as_str(), second.as_str()]);
+}
+
+#[test]
+fn malformed_json_reports_the_line_and_column_of_the_syntax_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        // A missing comma between two members: the second key is unexpected.
+        (
+            "{\n  \"schema_version\": \"1.0\"\n  \"tool\": \"x\"\n}\n",
+            3,
+            3,
+        ),
+        // An unterminated array: the file ends inside it.
+        ("{\n  \"command\": [\"sh\",\n", 3, 1),
+        // A bare word where a value belongs.
+        ("{\"tool\": democli}", 1, 10),
+    ];
+    for (i, (text, line, column)) in cases.into_iter().enumerate() {
+        let path = dir.path().join(format!("case{i}.json"));
+        std::fs::write(&path, text).unwrap();
+        let violations = invalid_envelope(&validate(&path), text);
+        assert_eq!(violations.len(), 1, "{text:?}: {violations:#?}");
+        let v = &violations[0];
+        assert_eq!(v["pointer"], "", "{text:?}");
+        assert!(
+            v["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("the profile is not valid JSON"),
+            "{text:?}: {v}"
+        );
+        assert_eq!(
+            (&v["line"], &v["column"]),
+            (&json!(line), &json!(column)),
+            "{text:?}: {v}"
+        );
+    }
+}
+
+#[test]
+fn violations_point_at_the_line_and_column_of_the_offending_value() {
+    // Members are located at their key; array elements at their first character.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.json");
+    let text = concat!(
+        "{\n",
+        "  \"schema_version\": \"1.0\",\n",
+        "  \"tool\": \"t\",\n",
+        "  \"command\": [\"sh\"],\n",
+        "  \"timeout_seconds\": 5,\n",
+        "  \"probes\": [\n",
+        "    {\n",
+        "      \"name\": \"list\",\n",
+        "      \"argv\": [\"list\",\n",
+        "               \"--yes\"],\n",
+        "      \"kind\": \"read\"\n",
+        "    }\n",
+        "  ]\n",
+        "}\n",
+    );
+    std::fs::write(&path, text).unwrap();
+    let violations = invalid_envelope(&validate(&path), "located");
+    assert_eq!(violations.len(), 1, "{violations:#?}");
+    assert_eq!(violations[0]["pointer"], "/probes/0/argv/1");
+    assert_eq!(
+        (&violations[0]["line"], &violations[0]["column"]),
+        (&json!(10), &json!(16))
+    );
+}
+
+#[test]
+fn an_unreadable_profile_is_invalid_and_names_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope.json");
+    let violations = invalid_envelope(&validate(&missing), "missing file");
+    assert_eq!(violations.len(), 1);
+    assert_eq!(violations[0]["pointer"], "");
+    assert!(violations[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains(&missing.display().to_string()));
+}
+
+// ---------------------------------------------------------------------------
+// Directories
+// ---------------------------------------------------------------------------
+
+#[test]
+fn validating_a_directory_validates_every_json_file_in_it() {
+    let output = conform([OsStr::new("validate"), valid_dir().as_os_str()]);
+    assert_eq!(output.code, Some(0), "stdout:\n{}", output.stdout);
+    let envelope = output.envelope();
+    let reported: Vec<String> = envelope["data"]["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            assert_eq!(p["valid"], true);
+            stem(Path::new(p["profile"].as_str().unwrap()))
+        })
+        .collect();
+    let on_disk: Vec<String> = json_files(&valid_dir()).iter().map(|p| stem(p)).collect();
+    assert_eq!(reported, on_disk);
+}
+
+#[test]
+fn one_invalid_profile_in_a_directory_fails_the_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        valid_dir().join("minimal.json"),
+        dir.path().join("a-valid.json"),
+    )
+    .unwrap();
+    std::fs::copy(
+        invalid_dir().join("kind_mutating.json"),
+        dir.path().join("b-invalid.json"),
+    )
+    .unwrap();
+    // Not *.json: ignored, although it is not a profile.
+    std::fs::write(dir.path().join("README.md"), "# profiles\n").unwrap();
+    std::fs::create_dir(dir.path().join("nested.json")).unwrap();
+
+    let violations = invalid_envelope(
+        &conform([OsStr::new("validate"), dir.path().as_os_str()]),
+        "mixed directory",
+    );
+    assert_eq!(violations.len(), 1, "{violations:#?}");
+    assert!(violations[0]["profile"]
+        .as_str()
+        .unwrap()
+        .ends_with("b-invalid.json"));
+    assert_eq!(violations[0]["pointer"], "/probes/0/kind");
+}
+
+#[test]
+fn a_directory_without_profiles_is_an_invalid_profile_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = conform([OsStr::new("validate"), dir.path().as_os_str()]);
+    assert_eq!(output.code, Some(2));
+    let envelope = output.envelope();
+    assert_eq!(envelope["ok"], false);
+    assert_eq!(envelope["error"]["code"], "INVALID_PROFILE");
+    assert_eq!(envelope["error"]["phase"], "validation");
+    assert_eq!(envelope["meta"]["exit_code"], 2);
+    assert!(envelope["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("contains no *.json profile"));
+}
+
+// ---------------------------------------------------------------------------
+// Text output
+// ---------------------------------------------------------------------------
+
+#[test]
+fn text_output_names_file_line_column_and_pointer() {
+    let file = invalid_dir().join("seed_destructive_without_dry_run_flag.json");
+    let output = conform([
+        OsStr::new("validate"),
+        OsStr::new("--format"),
+        OsStr::new("text"),
+        file.as_os_str(),
+    ]);
+    assert_eq!(output.code, Some(2));
+    let text = &output.stdout;
+    let location = format!("{}:7:5: /probes/0/dry_run_flag: ", file.display());
+    assert!(
+        text.contains(&format!(
+            "error {location}dry_run_flag is required when kind is destructive"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("  fix: name the flag that turns the command into a preview"),
+        "{text}"
+    );
+    assert!(text.contains("1 violation; nothing was run"), "{text}");
+    assert!(
+        !text.contains('\x1b'),
+        "no colors when not a terminal: {text:?}"
+    );
+    assert!(
+        serde_json::from_str::<Value>(text).is_err(),
+        "text, not JSON"
+    );
+}
+
+#[test]
+fn text_output_of_malformed_json_and_of_a_valid_profile() {
+    let malformed = invalid_dir().join("malformed_json.json");
+    let output = conform([
+        OsStr::new("validate"),
+        OsStr::new("--format=text"),
+        malformed.as_os_str(),
+    ]);
+    assert_eq!(output.code, Some(2));
+    assert!(
+        output.stdout.contains(&format!(
+            "{}:8:3: the profile is not valid JSON",
+            malformed.display()
+        )),
+        "{}",
+        output.stdout
+    );
+
+    let valid = valid_dir().join("minimal.json");
+    let output = conform([
+        OsStr::new("validate"),
+        OsStr::new("--format"),
+        OsStr::new("text"),
+        valid.as_os_str(),
+    ]);
+    assert_eq!(output.code, Some(0));
+    assert!(
+        output
+            .stdout
+            .starts_with(&format!("ok {}: valid (1 probe, runs ", valid.display())),
+        "{}",
+        output.stdout
+    );
+}
+
+// ---------------------------------------------------------------------------
+// conform schema
+// ---------------------------------------------------------------------------
+
+fn schema() -> Value {
+    serde_json::from_str(PROFILE_SCHEMA).expect("the profile schema is JSON")
+}
+
+static SCHEMA: LazyLock<jsonschema::Validator> =
+    LazyLock::new(|| jsonschema::draft7::new(&schema()).expect("the profile schema compiles"));
+
+fn schema_errors(instance: &Value) -> Vec<String> {
+    SCHEMA
+        .iter_errors(instance)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect()
+}
+
+#[test]
+fn schema_raw_prints_the_draft_07_schema() {
+    let output = conform(["schema", "--raw"]);
+    assert_eq!(output.code, Some(0));
+    let printed = output.envelope();
+    assert_eq!(printed, schema());
+    assert_eq!(
+        printed["$schema"],
+        "http://json-schema.org/draft-07/schema#"
+    );
+    assert!(
+        jsonschema::draft7::meta::is_valid(&printed),
+        "a valid draft-07 schema"
+    );
+    assert_eq!(printed["title"], "ConformanceProfile");
+}
+
+#[test]
+fn schema_piped_prints_an_envelope_around_the_schema() {
+    let output = conform(["schema"]);
+    assert_eq!(output.code, Some(0));
+    let envelope = output.envelope();
+    assert_eq!(envelope["ok"], true);
+    assert_eq!(envelope["error"], Value::Null);
+    assert_eq!(envelope["meta"]["exit_code"], 0);
+    assert_eq!(envelope["data"], schema());
+}
+
+// ---------------------------------------------------------------------------
+// The schema agrees with the validator
+// ---------------------------------------------------------------------------
+
+#[test]
+fn the_schema_accepts_every_valid_fixture() {
+    for file in json_files(&valid_dir()) {
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        assert_eq!(
+            schema_errors(&doc),
+            Vec::<String>::new(),
+            "{}",
+            file.display()
+        );
+    }
+    assert_eq!(schema_errors(&seed_profile()), Vec::<String>::new());
+}
+
+#[test]
+fn the_schema_rejects_exactly_the_fixtures_marked_schema_rejects() {
+    let mut validator_only = Vec::new();
+    for (name, want) in expected() {
+        let bytes = std::fs::read(invalid_dir().join(format!("{name}.json"))).unwrap();
+        let doc = std::str::from_utf8(&bytes)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(text).ok());
+        let Some(doc) = doc else {
+            assert!(
+                !want.schema_rejects,
+                "{name} is not JSON: no schema can judge it"
+            );
+            validator_only.push(name);
+            continue;
+        };
+        let errors = schema_errors(&doc);
+        assert_eq!(
+            !errors.is_empty(),
+            want.schema_rejects,
+            "{name}: schema errors {errors:?}"
+        );
+        if !want.schema_rejects {
+            validator_only.push(name);
+        }
+    }
+    assert_eq!(validator_only, VALIDATOR_ONLY);
+}
+
+// ---------------------------------------------------------------------------
+// Properties
+// ---------------------------------------------------------------------------
+
+/// Arguments that trip (or nearly trip) the confirmation and format rules.
+const FLAGS: &[&str] = &[
+    "--yes",
+    "-y",
+    "--force",
+    "--confirm",
+    "--confirm-destructive",
+    "--assume-yes",
+    "--auto-approve",
+    "--live",
+    "--yes=true",
+    "--yes=\n",
+    "-f",
+    "-f=x",
+    "--json",
+    "--json=\n",
+    "--jsonpath",
+    "--format",
+    "--format=json",
+    "--format=JSON",
+    "--format=%H",
+    "--output",
+    "--output=yaml",
+    "-o",
+    "-ojson",
+    "-oJSONL",
+    "-o=json",
+    "-output",
+    "json",
+    "jsonl",
+    "plain",
+    "YAML",
+    "--dry-run",
+    "--stream",
+    "--forced",
+    "-yes",
+];
+
+/// Other strings that trip rules: kinds, versions, commands, field names.
+const INTERESTING: &[&str] = &[
+    "read",
+    "destructive",
+    "invalid",
+    "stream",
+    "mutating",
+    "INT",
+    "TERM",
+    "1.0",
+    "2.0",
+    "sh",
+    "",
+    "/",
+    "~",
+    "./x",
+    "name",
+    "argv",
+    "kind",
+    "dry_run_flag",
+    "deadline_seconds",
+    "signal",
+    "after_lines",
+    "timeout_seconds",
+    "probes",
+    "command",
+    "argument_order",
+    "global_flag",
+    "value",
+    "alternate_value",
+    "positional",
+    "é✓",
+    "a/b~c",
+];
+
+fn leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        (-1000.0f64..1000.0).prop_map(Value::from),
+        any::<f64>().prop_map(Value::from),
+        prop::sample::select(&[0.0, 0.5, 1.0, 2.0, 120.0, 120.5, 121.0, -0.0, 1e300][..])
+            .prop_map(Value::from),
+        "\\PC{0,16}".prop_map(Value::String),
+        prop::sample::select(INTERESTING).prop_map(Value::from),
+        prop::sample::select(FLAGS).prop_map(Value::from),
+    ]
+}
+
+fn key() -> impl Strategy<Value = String> {
+    prop_oneof![
+        prop::sample::select(INTERESTING).prop_map(str::to_string),
+        "\\PC{0,8}",
+    ]
+}
+
+/// Any JSON value, biased towards profile-like keys and strings.
+fn arbitrary_json() -> impl Strategy<Value = Value> {
+    leaf().prop_recursive(5, 96, 8, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
+            prop::collection::vec((key(), inner), 0..8)
+                .prop_map(|members| Value::Object(members.into_iter().collect::<Map<_, _>>())),
+        ]
+    })
+}
+
+#[derive(Debug, Clone)]
+enum Token {
+    Key(String),
+    Index(usize),
+}
+
+/// Every value's path in `doc`, the root first.
+fn paths(doc: &Value) -> Vec<Vec<Token>> {
+    fn walk(value: &Value, path: &mut Vec<Token>, out: &mut Vec<Vec<Token>>) {
+        out.push(path.clone());
+        match value {
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    path.push(Token::Index(i));
+                    walk(item, path, out);
+                    path.pop();
+                }
+            }
+            Value::Object(members) => {
+                for (k, v) in members {
+                    path.push(Token::Key(k.clone()));
+                    walk(v, path, out);
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(doc, &mut Vec::new(), &mut out);
+    out
+}
+
+fn at_mut<'a>(doc: &'a mut Value, path: &[Token]) -> &'a mut Value {
+    path.iter().fold(doc, |value, token| match token {
+        Token::Key(k) => &mut value[k.as_str()],
+        Token::Index(i) => &mut value[*i],
+    })
+}
+
+#[derive(Debug, Clone)]
+enum Mutation {
+    /// Drop a member or element (the root becomes null).
+    Remove(Index),
+    /// Replace a value with an arbitrary one.
+    Replace(Index, Value),
+    /// Replace a string with a number.
+    StringToNumber(Index, f64),
+    /// Add a member to an object.
+    InsertKey(Index, String, Value),
+    /// Insert an interesting string into an array.
+    InsertString(Index, Index, &'static str),
+    /// Insert a flag into a probe's argv.
+    InsertArgument(Index, Index, &'static str),
+    /// Replace a string with an interesting one.
+    SetString(Index, &'static str),
+    /// Wrap a value in arrays and objects.
+    Nest(Index, usize),
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        any::<Index>().prop_map(Mutation::Remove),
+        (any::<Index>(), arbitrary_json()).prop_map(|(i, v)| Mutation::Replace(i, v)),
+        (
+            any::<Index>(),
+            prop::sample::select(&[0.0, 1.0, 2.0, 1.5, -3.0, 1e20][..])
+        )
+            .prop_map(|(i, n)| Mutation::StringToNumber(i, n)),
+        (any::<Index>(), key(), leaf()).prop_map(|(i, k, v)| Mutation::InsertKey(i, k, v)),
+        (
+            any::<Index>(),
+            any::<Index>(),
+            prop::sample::select(INTERESTING)
+        )
+            .prop_map(|(i, j, s)| Mutation::InsertString(i, j, s)),
+        (any::<Index>(), any::<Index>(), prop::sample::select(FLAGS))
+            .prop_map(|(i, j, s)| Mutation::InsertArgument(i, j, s)),
+        (
+            any::<Index>(),
+            prop::sample::select([FLAGS, INTERESTING].concat())
+        )
+            .prop_map(|(i, s)| Mutation::SetString(i, s)),
+        (any::<Index>(), 1usize..160).prop_map(|(i, depth)| Mutation::Nest(i, depth)),
+    ]
+}
+
+fn apply(doc: &mut Value, mutation: &Mutation) {
+    let all = paths(doc);
+    let pick = |index: &Index, filter: &dyn Fn(&Value) -> bool, doc: &Value| {
+        let candidates: Vec<&Vec<Token>> = all
+            .iter()
+            .filter(|p| {
+                let mut value = doc;
+                for token in p.iter() {
+                    value = match token {
+                        Token::Key(k) => &value[k.as_str()],
+                        Token::Index(i) => &value[*i],
+                    };
+                }
+                filter(value)
+            })
+            .collect();
+        (!candidates.is_empty()).then(|| candidates[index.index(candidates.len())].clone())
+    };
+    match mutation {
+        Mutation::Remove(i) => {
+            let path = all[i.index(all.len())].clone();
+            match path.split_last() {
+                None => *doc = Value::Null,
+                Some((last, parent)) => match (at_mut(doc, parent), last) {
+                    (Value::Object(members), Token::Key(k)) => {
+                        members.remove(k);
+                    }
+                    (Value::Array(items), Token::Index(i)) => {
+                        items.remove(*i);
+                    }
+                    _ => unreachable!("paths follow the document"),
+                },
+            }
+        }
+        Mutation::Replace(i, value) => {
+            let path = all[i.index(all.len())].clone();
+            *at_mut(doc, &path) = value.clone();
+        }
+        Mutation::StringToNumber(i, n) => {
+            if let Some(path) = pick(i, &Value::is_string, doc) {
+                *at_mut(doc, &path) = json!(n);
+            }
+        }
+        Mutation::InsertKey(i, key, value) => {
+            if let Some(path) = pick(i, &Value::is_object, doc) {
+                if let Value::Object(members) = at_mut(doc, &path) {
+                    members.insert(key.clone(), value.clone());
+                }
+            }
+        }
+        Mutation::InsertString(i, at, s) => {
+            if let Some(path) = pick(i, &Value::is_array, doc) {
+                if let Value::Array(items) = at_mut(doc, &path) {
+                    items.insert(at.index(items.len() + 1), json!(s));
+                }
+            }
+        }
+        Mutation::InsertArgument(i, at, s) => {
+            if let Some(Value::Array(probes)) = doc.get_mut("probes") {
+                if !probes.is_empty() {
+                    let probe = i.index(probes.len());
+                    if let Some(Value::Array(argv)) = probes[probe].get_mut("argv") {
+                        argv.insert(at.index(argv.len() + 1), json!(s));
+                    }
+                }
+            }
+        }
+        Mutation::SetString(i, s) => {
+            if let Some(path) = pick(i, &Value::is_string, doc) {
+                *at_mut(doc, &path) = json!(s);
+            }
+        }
+        Mutation::Nest(i, depth) => {
+            let path = all[i.index(all.len())].clone();
+            let target = at_mut(doc, &path);
+            let mut value = target.take();
+            for level in 0..*depth {
+                value = if level % 2 == 0 {
+                    json!([value])
+                } else {
+                    json!({ "probes": value })
+                };
+            }
+            *target = value;
+        }
+    }
+}
+
+/// Violations the schema cannot express, recognised by their message.
+const VALIDATOR_ONLY_MESSAGES: &[&str] = &[
+    "duplicate probe name",
+    "alternate_value must differ from value",
+    "\"--format\" selects the",
+    "\"--output\" selects the",
+    "\"-o\" selects the",
+    "is the profile's argument_order.global_flag",
+    "argv already contains the dry_run_flag",
+];
+
+fn parent(pointer: &str) -> &str {
+    pointer.rfind('/').map_or("", |cut| &pointer[..cut])
+}
+
+/// What must hold for any document, valid or not.
+fn check_document(doc: &Value) -> Result<(), TestCaseError> {
+    let violations = profile::validate_document(doc);
+    for v in &violations {
+        prop_assert!(
+            v.pointer.is_empty() || v.pointer.starts_with('/'),
+            "pointer {:?}",
+            v.pointer
+        );
+        // The offending value exists, or (a missing member) its parent does.
+        prop_assert!(
+            doc.pointer(&v.pointer).is_some() || doc.pointer(parent(&v.pointer)).is_some(),
+            "pointer {:?} leads nowhere in {doc}",
+            v.pointer
+        );
+        prop_assert!(!v.message.is_empty() && !v.fix.is_empty());
+    }
+    // The schema never rejects what the validator accepts, and whatever the schema
+    // accepts but the validator rejects is a rule the schema cannot state.
+    let schema_errors = schema_errors(doc);
+    if violations.is_empty() {
+        prop_assert!(
+            schema_errors.is_empty(),
+            "validator accepts, schema rejects: {schema_errors:?}\n{doc}"
+        );
+    } else if schema_errors.is_empty() {
+        for v in &violations {
+            prop_assert!(
+                VALIDATOR_ONLY_MESSAGES
+                    .iter()
+                    .any(|m| v.message.contains(m)),
+                "schema accepts what the validator rejects: {} {}\n{doc}",
+                v.pointer,
+                v.message
+            );
+        }
+    }
+    Ok(())
+}
+
+/// What must hold for any text given to `parse`.
+fn check_text(text: &str) -> Result<(), TestCaseError> {
+    match profile::parse(text, &valid_dir()) {
+        Ok((parsed, program)) => {
+            let doc: Value = serde_json::from_str(text).expect("parse accepted it");
+            prop_assert_eq!(profile::validate_document(&doc), Vec::<Violation>::new());
+            prop_assert_eq!(&json!(parsed.tool), &doc["tool"]);
+            prop_assert!(program.is_file());
+        }
+        Err(violations) => {
+            prop_assert!(!violations.is_empty(), "an error lists its violations");
+            // A document the validator accepts can only fail on its command.
+            if let Ok(doc) = serde_json::from_str::<Value>(text) {
+                if profile::validate_document(&doc).is_empty() {
+                    prop_assert!(
+                        violations.iter().all(|v| v.pointer == "/command/0"),
+                        "valid document rejected: {violations:?}"
+                    );
+                }
+            }
+            for v in &violations {
+                prop_assert!(
+                    v.pointer.is_empty() || v.pointer.starts_with('/'),
+                    "pointer {:?}",
+                    v.pointer
+                );
+                prop_assert!(
+                    v.line.is_some_and(|l| l >= 1) && v.column.is_some_and(|c| c >= 1),
+                    "violation without a location: {v:?}"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_json_never_panics_and_is_judged_consistently(doc in arbitrary_json()) {
+        check_document(&doc)?;
+        check_text(&doc.to_string())?;
+    }
+
+    #[test]
+    fn mutated_seed_profiles_never_panic_and_are_judged_consistently(
+        mutations in prop::collection::vec(mutation(), 1..4),
+    ) {
+        let mut doc = seed_profile();
+        for m in &mutations {
+            apply(&mut doc, m);
+        }
+        check_document(&doc)?;
+        check_text(&serde_json::to_string_pretty(&doc).unwrap())?;
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic_parse(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
+        check_text(&String::from_utf8_lossy(&bytes))?;
+    }
+
+    #[test]
+    fn edited_profile_text_never_panics_parse(
+        edits in prop::collection::vec((any::<Index>(), 0usize..4, "[\\[\\]{}\":,\\\\ \n0-9a-z]{0,3}"), 1..4),
+    ) {
+        let mut text = serde_json::to_string_pretty(&seed_profile()).unwrap();
+        for (at, delete, insert) in &edits {
+            let boundaries: Vec<usize> = text
+                .char_indices()
+                .map(|(i, _)| i)
+                .chain([text.len()])
+                .collect();
+            let start = boundaries[at.index(boundaries.len())];
+            let end = boundaries
+                .iter()
+                .copied()
+                .find(|&b| b >= start + delete)
+                .unwrap_or(text.len());
+            text.replace_range(start..end, insert);
+        }
+        check_text(&text)?;
+    }
+}
+
+#[test]
+fn the_unmutated_seed_profile_parses() {
+    let text = serde_json::to_string_pretty(&seed_profile()).unwrap();
+    let (parsed, program) = profile::parse(&text, &valid_dir()).expect("the seed example is valid");
+    assert_eq!(parsed.probes.len(), 5);
+    assert_eq!(parsed.probes[4].after_lines, Some(2));
+    assert!(program.ends_with("sh"));
+}
