@@ -1,1 +1,125 @@
-fn main() {}
+//! democli: the reference agent-ready CLI of the conform kit.
+//!
+//! It follows the CLI Agent Spec: a ResponseEnvelope on stdout whenever stdout is not
+//! a terminal, prose on stderr only, exit codes from the spec's table, interspersed
+//! options, previews and confirmation for deletion, JSON-lines streams that end on a
+//! terminal line, and SIGINT handling. `DEMOCLI_DEFECT` switches on one deliberate
+//! defect for the broken-CLI corpus (see `defect.rs`).
+
+mod codec;
+mod commands;
+mod defect;
+mod error;
+mod help;
+mod output;
+mod parse;
+mod signals;
+mod spec;
+mod store;
+mod stream;
+
+use std::io::{self, ErrorKind};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use serde_json::json;
+
+use crate::commands::{Ctx, Outcome};
+use crate::defect::Faults;
+use crate::error::{CliError, Failure};
+use crate::output::{envelope, Environment, Format, Meta, Ui, TOOL_VERSION};
+
+fn main() -> ExitCode {
+    let started = Instant::now();
+    signals::install();
+    match run(started) {
+        Ok(code) => ExitCode::from(code),
+        // The reader went away (`democli ... | head`): not an error (REQ-F-014).
+        Err(error) if error.kind() == ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) => {
+            output::write_stderr(&format!("democli: cannot write output: {error}\n"));
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Parse, run and render one invocation; returns the process exit code.
+fn run(started: Instant) -> io::Result<u8> {
+    let env = Environment::capture();
+    let (faults, faults_error) = match Faults::from_env() {
+        Ok(faults) => (faults, None),
+        Err(error) => (Faults::default(), Some(error)),
+    };
+    let args: Vec<String> = match std::env::args_os()
+        .skip(1)
+        .map(|arg| arg.into_string())
+        .collect::<Result<_, _>>()
+    {
+        Ok(args) => args,
+        Err(arg) => {
+            let ui = Ui::new(None, env, faults);
+            let error = CliError::usage(
+                "INVALID_ARGUMENT",
+                format!("argument {} is not valid UTF-8", arg.to_string_lossy()),
+            );
+            return ui.write_error(&error, "", started);
+        }
+    };
+
+    let parsed = parse::parse(&args, faults);
+    let format = parsed.text("format").and_then(Format::from_name);
+    let ui = Ui::new(format, env, faults);
+    let key = parsed.command.key;
+
+    if let Some(error) = faults_error {
+        return ui.write_error(&error, key, started);
+    }
+    if parsed.help {
+        return help::print(&ui, parsed.command, started);
+    }
+    if let Some(error) = &parsed.error {
+        return ui.write_error(error, key, started);
+    }
+    if parsed.switch("version") {
+        return version(&ui, started);
+    }
+
+    let ctx = Ctx {
+        ui,
+        started,
+        command: parsed.command,
+    };
+    match commands::dispatch(&parsed, &ctx) {
+        Ok(Outcome::Streamed(code)) => Ok(code),
+        Ok(Outcome::Reply(reply)) => {
+            // A signal during a command that committed nothing ends it as cancelled
+            // (REQ-F-069), even when its result is ready.
+            if let Some(signal) = signals::received().filter(|_| !reply.committed) {
+                return ui.write_error(&CliError::interrupted(signal), key, started);
+            }
+            match ui.format {
+                Format::Json => {
+                    let mut meta = Meta::new(key, started);
+                    meta.extend(reply.meta);
+                    ui.write_envelope(envelope(0, reply.data, None, meta.finish(0)))?;
+                }
+                Format::Plain => output::write_stdout(&reply.plain)?,
+            }
+            Ok(0)
+        }
+        Err(Failure::Cli(error)) => ui.write_error(&error, key, started),
+        Err(Failure::Io(error)) => Err(error),
+    }
+}
+
+fn version(ui: &Ui, started: Instant) -> io::Result<u8> {
+    match ui.format {
+        Format::Json => {
+            let meta = Meta::new("", started);
+            let data = json!({ "name": "democli", "version": TOOL_VERSION });
+            ui.write_envelope(envelope(0, data, None, meta.finish(0)))?;
+        }
+        Format::Plain => output::write_stdout(&format!("democli {TOOL_VERSION}\n"))?,
+    }
+    Ok(0)
+}

@@ -299,9 +299,14 @@ fn sigint(outcome: &mut Outcome, run: &Judged<'_>, after_lines: u64, deadline: &
                 "only {} of {after_lines} lines before the {deadline}s deadline; SIGINT never sent",
                 parsed.lines
             )
+        } else if parsed.lines as u64 >= after_lines {
+            format!(
+                "the tool had already exited when line {after_lines} arrived ({} lines in all): it wrote its stream at once at the end instead of line by line as produced, so SIGINT never reached it (REQ-O-004)",
+                parsed.lines
+            )
         } else {
             format!(
-                "the stream ended after {} lines, before after_lines {after_lines}; SIGINT never sent: lower after_lines (or the tool buffers its stream until exit)",
+                "the stream ended after {} lines, before after_lines {after_lines}; SIGINT never sent: lower after_lines",
                 parsed.lines
             )
         };

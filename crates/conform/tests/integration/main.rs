@@ -1,6 +1,8 @@
 //! conform's integration tests: the real binaries against real profiles, the
 //! reference CLI, the broken CLIs and hostile tools.
 
+mod broken_clis;
 mod hostile;
 mod profile_validation;
+mod reference_cli;
 mod support;

@@ -1,0 +1,113 @@
+//! Every broken CLI under benchmark/harness/cli/bad/ fails exactly the checks its
+//! expected-results file names, with the words that say why, and passes the rest.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use crate::support::{conform, repo_root};
+
+fn expected(name: &str) -> Value {
+    let path = repo_root().join(format!("conformance/profiles/bad/expected/{name}.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn assert_broken(name: &str) {
+    let expected = expected(name);
+    let want: BTreeSet<String> = expected["fail"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(String::from))
+        .collect();
+    assert!(!want.is_empty(), "{name}: a broken CLI must fail something");
+    let run = conform([
+        "run".to_string(),
+        format!("conformance/profiles/bad/{name}.json"),
+    ]);
+    assert_eq!(run.code(), 4, "{name}: {:#}", run.envelope);
+    assert_eq!(run.envelope["error"]["code"], "CONFORMANCE_CHECKS_FAILED");
+    let got: BTreeSet<String> = run.ids_with("fail").into_iter().collect();
+    assert_eq!(got, want, "{name} ({}): failing checks", expected["defect"]);
+    // The rest pass: a broken CLI differs from democli in its one defect, and democli
+    // skips nothing.
+    let skipped = run.ids_with("skip");
+    let unrelated_skips: Vec<&String> = skipped
+        .iter()
+        .filter(|id| !want.contains(*id) && !is_dependent(id))
+        .collect();
+    assert!(
+        unrelated_skips.is_empty(),
+        "{name}: skipped {unrelated_skips:?}"
+    );
+    for (check, words) in expected["message_contains"]
+        .as_object()
+        .into_iter()
+        .flatten()
+    {
+        let details = run.details(check);
+        let words = words.as_str().unwrap_or_default();
+        assert!(
+            details.contains(words),
+            "{name}: {check} should say {words:?}, said:\n{details}"
+        );
+    }
+}
+
+/// Extension checks that skip when the check they build on failed.
+fn is_dependent(id: &str) -> bool {
+    matches!(id, "profile_consistency" | "dry_run_stable")
+}
+
+macro_rules! broken {
+    ($($test:ident => $name:literal,)*) => {
+        $(
+            #[test]
+            fn $test() {
+                assert_broken($name);
+            }
+        )*
+
+        #[test]
+        fn every_broken_cli_has_a_test() {
+            let tested: BTreeSet<&str> = [$($name),*].into_iter().collect();
+            let dir = repo_root().join("benchmark/harness/cli/bad");
+            let present: BTreeSet<String> = std::fs::read_dir(&dir)
+                .expect("bad CLI directory")
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            let present: BTreeSet<&str> = present.iter().map(String::as_str).collect();
+            assert_eq!(present, tested, "every broken CLI needs a test, and every test a CLI");
+        }
+    };
+}
+
+broken! {
+    ansi_when_piped => "ansi-when-piped",
+    delete_declared_safe => "delete-declared-safe",
+    deletes_unconfirmed => "deletes-unconfirmed",
+    dry_run_exits_nonzero => "dry-run-exits-nonzero",
+    dry_run_writes => "dry-run-writes",
+    duplicate_flag_last_wins => "duplicate-flag-last-wins",
+    envelope_exit_code_mismatch => "envelope-exit-code-mismatch",
+    envelope_missing_warnings => "envelope-missing-warnings",
+    global_flag_before_command_only => "global-flag-before-command-only",
+    hang_on_list => "hang-on-list",
+    help_on_stdout => "help-on-stdout",
+    json_needs_format_flag => "json-needs-format-flag",
+    manifest_missing_scopes => "manifest-missing-scopes",
+    manifest_retryable_partial => "manifest-retryable-partial",
+    option_after_positional_ignored => "option-after-positional-ignored",
+    prompts_before_delete => "prompts-before-delete",
+    reads_stdin => "reads-stdin",
+    sigint_exit_1 => "sigint-exit-1",
+    sigint_no_cancel_line => "sigint-no-cancel-line",
+    stderr_color_ignores_no_color => "stderr-color-ignores-no-color",
+    stream_buffered => "stream-buffered",
+    stream_no_summary => "stream-no-summary",
+    stream_seq_gap => "stream-seq-gap",
+    unknown_flag_exit_1 => "unknown-flag-exit-1",
+    usage_error_exit_64 => "usage-error-exit-64",
+}

@@ -1,0 +1,134 @@
+//! The reference CLI passes the seed's profile exactly as written, and conform passes
+//! its own profile.
+
+use crate::support::{conform, repo_root};
+
+#[test]
+fn democli_passes_every_check_of_the_seed_profile() {
+    let run = conform(["run", "conformance/profiles/democli.json"]);
+    assert_eq!(run.code(), 0, "{:#}", run.envelope);
+    let result = run.result();
+    for level in ["level_1", "level_2", "level_3"] {
+        assert_eq!(
+            result["levels"][level], "pass",
+            "{level}: {:#}",
+            run.envelope
+        );
+    }
+    assert_eq!(result["summary"]["failed"], 0);
+    assert_eq!(
+        result["summary"]["skipped"], 0,
+        "every check has something to run: {:#}",
+        result["checks"]
+    );
+    assert_eq!(result["checks"].as_array().map(Vec::len), Some(16));
+    assert_eq!(run.envelope["ok"], true);
+    assert_eq!(run.envelope["meta"]["exit_code"], 0);
+    // Every check really judged runs: a pass with nothing checked proves nothing.
+    for check in result["checks"].as_array().into_iter().flatten() {
+        assert!(check["runs_checked"].as_u64() > Some(0), "{check:#}");
+    }
+}
+
+#[test]
+fn the_seed_profile_behaves_the_same_from_any_working_directory() {
+    let profile = repo_root().join("conformance/profiles/democli.json");
+    let elsewhere = tempfile::tempdir().expect("temp dir");
+    let run = crate::support::conform_in(
+        elsewhere.path(),
+        [
+            "run".as_ref(),
+            profile.as_os_str(),
+            "--only".as_ref(),
+            "json_envelope".as_ref(),
+        ],
+    );
+    assert_eq!(run.code(), 0, "{:#}", run.envelope);
+    assert_eq!(run.status("json_envelope"), "pass");
+}
+
+#[test]
+fn conform_passes_its_own_profile() {
+    let run = conform(["run", "conformance/profiles/conform.json"]);
+    assert_eq!(run.code(), 0, "{:#}", run.envelope);
+    assert_eq!(run.status("manifest_valid"), "pass");
+    assert_eq!(run.status("argument_order"), "pass");
+    assert_eq!(run.status("profile_consistency"), "pass");
+    assert_eq!(
+        run.result()["levels"]["level_1"],
+        "incomplete",
+        "no destructive probe: level 1 cannot be complete"
+    );
+}
+
+#[test]
+fn only_runs_the_checks_asked_for() {
+    let run = conform([
+        "run",
+        "conformance/profiles/democli.json",
+        "--only",
+        "manifest_valid,help_off_stdout",
+    ]);
+    assert_eq!(run.code(), 0, "{:#}", run.envelope);
+    let ids: Vec<&str> = run.result()["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["id"].as_str())
+        .collect();
+    assert_eq!(ids, ["help_off_stdout", "manifest_valid"]);
+    assert_eq!(
+        run.result()["runs"],
+        2,
+        "only the help and manifest runs are made"
+    );
+}
+
+#[test]
+fn several_profiles_give_one_result_each_and_the_worst_exit_code() {
+    let run = conform([
+        "run",
+        "conformance/profiles/democli.json",
+        "conformance/profiles/bad/unknown-flag-exit-1.json",
+        "--only",
+        "invalid_input_exit_2",
+    ]);
+    assert_eq!(run.code(), 4);
+    let results = run.envelope["data"]["results"]
+        .as_array()
+        .expect("data.results");
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["checks"][0]["status"], "pass");
+    assert_eq!(results[1]["checks"][0]["status"], "fail");
+    assert_eq!(run.envelope["error"]["code"], "CONFORMANCE_CHECKS_FAILED");
+}
+
+#[test]
+fn the_report_is_the_same_whatever_the_parallelism() {
+    // What a check concluded, without timings (the only thing allowed to differ) or
+    // output excerpts (which quote the tool's own timings).
+    let verdicts = |run: &crate::support::Conform| -> Vec<String> {
+        run.result()["checks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| {
+                let failures: Vec<String> = c["failures"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|f| format!("{} | {} | {}", f["probe"], f["exit_code"], f["detail"]))
+                    .collect();
+                format!(
+                    "{} {} {} {failures:?}",
+                    c["id"], c["status"], c["runs_checked"]
+                )
+            })
+            .collect()
+    };
+    let profile = "conformance/profiles/bad/json-needs-format-flag.json";
+    let one = conform(["run", profile, "--jobs", "1"]);
+    let many = conform(["run", profile, "--jobs", "8"]);
+    assert_eq!(one.code(), 4);
+    assert_eq!(verdicts(&one), verdicts(&many));
+}

@@ -1,0 +1,277 @@
+//! `democli manifest`: the whole registry as a ManifestResponse (REQ-O-041), in the
+//! shape of the spec's `schemas/manifest-response.md` (schema 3.x: global options in
+//! the root `flags`, positionals per command, closed entries).
+
+use serde_json::{json, Map, Value};
+
+use super::{Ctx, Outcome, Reply};
+use crate::codec::sha256_hex;
+use crate::defect::{Defect, Faults};
+use crate::error::{Failure, Status};
+use crate::output::TOOL_VERSION;
+use crate::parse::Parsed;
+use crate::spec::{self, Command, Danger, Fallback, Flag, Kind, COMMANDS};
+use crate::store::HOME_ENV;
+
+/// ManifestResponse version followed: the newest 3.x minor published when this was
+/// written. Fields used here date from 3.0 to 3.15 (`idempotent`); `error_codes` is
+/// left out rather than listed partially.
+pub const MANIFEST_SCHEMA_VERSION: &str = "3.20";
+
+pub fn run(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
+    let manifest = build(ctx.ui.faults);
+    let etag = manifest["etag"].as_str().unwrap_or_default().to_owned();
+    let mut meta = Map::new();
+    if args.text("etag") == Some(etag.as_str()) {
+        meta.insert("not_modified".into(), json!(true));
+        return Ok(Outcome::Reply(Reply {
+            data: Value::Null,
+            meta,
+            plain: format!("Manifest unchanged (etag {etag})\n"),
+            committed: false,
+        }));
+    }
+    let plain = render(&manifest);
+    Ok(Outcome::Reply(Reply {
+        data: manifest,
+        meta,
+        plain,
+        committed: false,
+    }))
+}
+
+/// Build the manifest from the registry; the etag hashes everything else in it.
+pub fn build(faults: Faults) -> Value {
+    let mut body = Map::new();
+    body.insert("flags".into(), flags(spec::GLOBAL_FLAGS));
+    body.insert(
+        "env_vars".into(),
+        json!([
+            { "name": HOME_ENV, "description": "Directory holding deployments.json; defaults to $XDG_DATA_HOME/democli, else ~/.local/share/democli" },
+            { "name": "XDG_DATA_HOME", "description": "Base of the default data directory when DEMOCLI_HOME is unset; DEMOCLI_HOME overrides it" },
+            { "name": crate::defect::DEFECT_ENV, "description": "Test only: switches on one named defect for the broken-CLI corpus; leave unset" },
+        ]),
+    );
+    let commands: Map<String, Value> = COMMANDS
+        .iter()
+        .map(|command| (command.key.to_owned(), entry(command, faults)))
+        .collect();
+    body.insert("commands".into(), Value::Object(commands));
+
+    let mut hashed = Map::new();
+    hashed.insert("schema_version".into(), json!(MANIFEST_SCHEMA_VERSION));
+    hashed.insert("framework_version".into(), json!(TOOL_VERSION));
+    hashed.extend(body.clone());
+    let etag = format!(
+        "sha256:{}",
+        sha256_hex(canonical(&Value::Object(hashed)).to_string().as_bytes())
+    );
+
+    let mut manifest = Map::new();
+    manifest.insert("schema_version".into(), json!(MANIFEST_SCHEMA_VERSION));
+    manifest.insert("framework_version".into(), json!(TOOL_VERSION));
+    manifest.insert("etag".into(), json!(etag));
+    manifest.extend(body);
+    Value::Object(manifest)
+}
+
+fn entry(command: &Command, faults: Faults) -> Value {
+    let danger = if faults.on(Defect::DeleteDeclaredSafe) && command.key == "deployments.delete" {
+        Danger::Safe
+    } else {
+        command.danger
+    };
+    let mut entry = Map::new();
+    entry.insert("description".into(), json!(command.description));
+    entry.insert("danger_level".into(), json!(danger.as_str()));
+    if !faults.on(Defect::ManifestMissingScopes) {
+        entry.insert("required_scopes".into(), json!([]));
+    }
+    entry.insert("flags".into(), flags(command.flags));
+    if !command.positionals.is_empty() {
+        let positionals: Vec<Value> = command
+            .positionals
+            .iter()
+            .map(|p| {
+                json!({
+                    "name": p.name,
+                    "type": "string",
+                    "required": p.required,
+                    "description": p.description,
+                })
+            })
+            .collect();
+        entry.insert("positionals".into(), Value::Array(positionals));
+    }
+    let exit_codes: Map<String, Value> = command
+        .exits
+        .iter()
+        .map(|exit| {
+            let retryable =
+                faults.on(Defect::ManifestRetryablePartial) && exit.status == Status::Interrupted;
+            (
+                exit.status.code().to_string(),
+                json!({
+                    "name": exit.status.name(),
+                    "description": exit.description,
+                    "retryable": retryable,
+                    "side_effects": exit.side_effects.as_str(),
+                }),
+            )
+        })
+        .collect();
+    entry.insert("exit_codes".into(), Value::Object(exit_codes));
+    if let Some(schema) = output_schema(command.key) {
+        entry.insert("output_schema".into(), schema);
+    }
+    if !command.examples.is_empty() {
+        let examples: Vec<Value> = command
+            .examples
+            .iter()
+            .map(|e| json!({ "description": e.description, "command": e.command }))
+            .collect();
+        entry.insert("examples".into(), Value::Array(examples));
+    }
+    if command.is_group() {
+        entry.insert("subcommands".into(), json!(command.subcommands));
+    }
+    if command.streaming_default {
+        entry.insert("streaming_default".into(), json!(true));
+    }
+    if command.idempotent {
+        entry.insert("idempotent".into(), json!(true));
+    }
+    if command.builtin {
+        entry.insert("builtin".into(), json!(true));
+    }
+    Value::Object(entry)
+}
+
+fn flags(flags: &[Flag]) -> Value {
+    let map: Map<String, Value> = flags
+        .iter()
+        .map(|flag| {
+            let mut entry = Map::new();
+            let kind = match flag.kind {
+                Kind::Bool => "boolean",
+                Kind::Text => "string",
+                Kind::Int { .. } => "integer",
+                Kind::Choice(_) => "enum",
+            };
+            entry.insert("type".into(), json!(kind));
+            entry.insert("required".into(), json!(flag.required));
+            entry.insert("description".into(), json!(flag.description));
+            // An absent default is omitted, never null.
+            match flag.default {
+                Some(Fallback::Bool(value)) => entry.insert("default".into(), json!(value)),
+                Some(Fallback::Int(value)) => entry.insert("default".into(), json!(value)),
+                None => None,
+            };
+            if let Kind::Choice(values) = flag.kind {
+                entry.insert("enum_values".into(), json!(values));
+            }
+            if let Some(short) = flag.short {
+                entry.insert("short".into(), json!(short.to_string()));
+            }
+            if let Some(pattern) = flag.pattern {
+                entry.insert("pattern".into(), json!(pattern));
+            }
+            (flag.name.to_owned(), Value::Object(entry))
+        })
+        .collect();
+    Value::Object(map)
+}
+
+fn deployment_schema() -> Value {
+    json!({
+        "type": "object",
+        "required": ["id", "env", "service", "version", "status", "created_at"],
+        "properties": {
+            "id": { "type": "string", "pattern": "^dep-[0-9]{3,}$" },
+            "env": { "type": "string" },
+            "service": { "type": "string" },
+            "version": { "type": "string" },
+            "status": { "type": "string", "enum": ["succeeded", "failed", "running", "rolled_back"] },
+            "created_at": { "type": "string", "format": "date-time" },
+        },
+    })
+}
+
+fn output_schema(key: &str) -> Option<Value> {
+    match key {
+        "deployments.list" => Some(json!({ "type": "array", "items": deployment_schema() })),
+        "deployments.get" => Some(deployment_schema()),
+        _ => None,
+    }
+}
+
+/// Object keys sorted at every depth, so the etag does not depend on insertion order.
+fn canonical(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(key, value)| (key.clone(), canonical(value)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
+        other => other.clone(),
+    }
+}
+
+fn render(manifest: &Value) -> String {
+    let mut text = format!(
+        "democli {} (manifest schema {}, etag {})\n\n",
+        manifest["framework_version"].as_str().unwrap_or_default(),
+        manifest["schema_version"].as_str().unwrap_or_default(),
+        manifest["etag"].as_str().unwrap_or_default(),
+    );
+    for command in COMMANDS {
+        let shown = format!("democli {}", command.display());
+        text.push_str(&format!(
+            "{shown:28} {:12} {}\n",
+            command.danger.as_str(),
+            command.description
+        ));
+    }
+    text.push_str("\nUse --format json for the machine-readable manifest.\n");
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn etag_is_deterministic_and_tracks_content() {
+        let a = build(Faults::default());
+        let b = build(Faults::default());
+        assert_eq!(a["etag"], b["etag"]);
+        assert!(a["etag"].as_str().is_some_and(|e| e.starts_with("sha256:")));
+    }
+
+    #[test]
+    fn canonical_sorts_nested_keys() {
+        let value = json!({"b": 1, "a": {"d": 2, "c": [ {"f": 1, "e": 2} ]}});
+        assert_eq!(
+            canonical(&value).to_string(),
+            r#"{"a":{"c":[{"e":2,"f":1}],"d":2},"b":1}"#
+        );
+    }
+
+    #[test]
+    fn probes_of_the_profile_are_consistent() {
+        let manifest = build(Faults::default());
+        let list = &manifest["commands"]["deployments.list"];
+        assert_eq!(list["danger_level"], "safe");
+        assert!(list["flags"]["stream"].is_object());
+        let delete = &manifest["commands"]["deployments.delete"];
+        assert_eq!(delete["danger_level"], "destructive");
+        assert!(delete["flags"]["dry-run"].is_object());
+        assert_eq!(manifest["commands"]["events"]["streaming_default"], true);
+    }
+}

@@ -1,0 +1,170 @@
+//! Deliberate defects for the broken-CLI corpus (`benchmark/harness/cli/bad/`).
+//!
+//! Each launcher there sets `DEMOCLI_DEFECT` to one name; the binary then differs from
+//! the reference CLI in exactly that one behavior, so a conformance kit can be shown
+//! to catch it. Unset, democli is the reference CLI.
+
+use crate::error::CliError;
+
+/// Environment variable that selects a defect.
+pub const DEFECT_ENV: &str = "DEMOCLI_DEFECT";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Defect {
+    /// `deployments list` (single envelope) sleeps forever.
+    HangOnList,
+    /// `deployments list` reads stdin to EOF whenever stdin is not a terminal.
+    ReadsStdin,
+    /// JSON only with an explicit `--format json`; a pipe gets plain text.
+    JsonNeedsFormatFlag,
+    /// Single envelopes lack the `warnings` key.
+    EnvelopeMissingWarnings,
+    /// Input errors exit 2 but their envelope says `meta.exit_code` 1.
+    EnvelopeExitCodeMismatch,
+    /// Input errors exit 64 (sysexits EX_USAGE), envelope included.
+    UsageErrorExit64,
+    /// JSON envelopes are syntax-highlighted whether or not stdout is a terminal.
+    AnsiWhenPiped,
+    /// Error lines on stderr are colored even when piped or with NO_COLOR set.
+    StderrColorIgnoresNoColor,
+    /// `--help` prints its text on stdout even when stdout is a pipe.
+    HelpOnStdout,
+    /// An unknown flag exits 1 (GENERAL_ERROR) instead of 2.
+    UnknownFlagExit1,
+    /// A `--dry-run` preview exits 1 although it previewed.
+    DryRunExitsNonzero,
+    /// `deployments delete` deletes without `--yes`.
+    DeletesUnconfirmed,
+    /// `deployments delete` without `--yes` prompts and reads the answer from stdin.
+    PromptsBeforeDelete,
+    /// The manifest's commands lack `required_scopes`.
+    ManifestMissingScopes,
+    /// The manifest declares exit 130 retryable although its side effects are partial.
+    ManifestRetryablePartial,
+    /// A global option is only recognised before the command path.
+    GlobalFlagBeforeCommandOnly,
+    /// A flag given twice with different values: the last one wins.
+    DuplicateFlagLastWins,
+    /// Options after the first positional are swallowed as ignored positionals.
+    OptionAfterPositionalIgnored,
+    /// Streams end without their `_summary` line.
+    StreamNoSummary,
+    /// Stream items skip `_seq` 3.
+    StreamSeqGap,
+    /// Streams are buffered and written all at once at the end.
+    StreamBuffered,
+    /// SIGINT ends a stream with exit 130 but no cancellation line.
+    SigintNoCancelLine,
+    /// SIGINT ends a stream with a cancellation line, but exit code 1.
+    SigintExit1,
+    /// `--dry-run` rewrites the data file (bumping its revision) instead of only reading it.
+    DryRunWrites,
+    /// The manifest declares `deployments delete` as `safe`.
+    DeleteDeclaredSafe,
+}
+
+impl Defect {
+    pub const ALL: [(&'static str, Defect); 25] = [
+        ("hang-on-list", Defect::HangOnList),
+        ("reads-stdin", Defect::ReadsStdin),
+        ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
+        ("envelope-missing-warnings", Defect::EnvelopeMissingWarnings),
+        (
+            "envelope-exit-code-mismatch",
+            Defect::EnvelopeExitCodeMismatch,
+        ),
+        ("usage-error-exit-64", Defect::UsageErrorExit64),
+        ("ansi-when-piped", Defect::AnsiWhenPiped),
+        (
+            "stderr-color-ignores-no-color",
+            Defect::StderrColorIgnoresNoColor,
+        ),
+        ("help-on-stdout", Defect::HelpOnStdout),
+        ("unknown-flag-exit-1", Defect::UnknownFlagExit1),
+        ("dry-run-exits-nonzero", Defect::DryRunExitsNonzero),
+        ("deletes-unconfirmed", Defect::DeletesUnconfirmed),
+        ("prompts-before-delete", Defect::PromptsBeforeDelete),
+        ("manifest-missing-scopes", Defect::ManifestMissingScopes),
+        (
+            "manifest-retryable-partial",
+            Defect::ManifestRetryablePartial,
+        ),
+        (
+            "global-flag-before-command-only",
+            Defect::GlobalFlagBeforeCommandOnly,
+        ),
+        ("duplicate-flag-last-wins", Defect::DuplicateFlagLastWins),
+        (
+            "option-after-positional-ignored",
+            Defect::OptionAfterPositionalIgnored,
+        ),
+        ("stream-no-summary", Defect::StreamNoSummary),
+        ("stream-seq-gap", Defect::StreamSeqGap),
+        ("stream-buffered", Defect::StreamBuffered),
+        ("sigint-no-cancel-line", Defect::SigintNoCancelLine),
+        ("sigint-exit-1", Defect::SigintExit1),
+        ("dry-run-writes", Defect::DryRunWrites),
+        ("delete-declared-safe", Defect::DeleteDeclaredSafe),
+    ];
+
+    pub fn from_name(name: &str) -> Option<Defect> {
+        Self::ALL
+            .iter()
+            .find(|(known, _)| *known == name)
+            .map(|(_, defect)| *defect)
+    }
+}
+
+/// The defect switch of this process: at most one defect is on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Faults(Option<Defect>);
+
+impl Faults {
+    /// Read `DEMOCLI_DEFECT`; unset or empty means the reference behavior.
+    pub fn from_env() -> Result<Faults, CliError> {
+        let Some(raw) = std::env::var_os(DEFECT_ENV) else {
+            return Ok(Faults(None));
+        };
+        let name = raw.to_string_lossy();
+        if name.is_empty() {
+            return Ok(Faults(None));
+        }
+        match Defect::from_name(&name) {
+            Some(defect) => Ok(Faults(Some(defect))),
+            None => Err(CliError::usage(
+                "INVALID_DEFECT",
+                format!("{DEFECT_ENV}={name} names no known defect"),
+            )
+            .fix(format!("Unset {DEFECT_ENV}; it is a test-only switch"))
+            .context(serde_json::json!({
+                "variable": DEFECT_ENV,
+                "value": name,
+                "known": Self::names(),
+            }))),
+        }
+    }
+
+    pub fn on(self, defect: Defect) -> bool {
+        self.0 == Some(defect)
+    }
+
+    fn names() -> Vec<&'static str> {
+        Defect::ALL.iter().map(|(name, _)| *name).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_round_trip() {
+        for (name, defect) in Defect::ALL {
+            assert_eq!(Defect::from_name(name), Some(defect));
+        }
+        let mut names = Faults::names();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Defect::ALL.len());
+    }
+}
