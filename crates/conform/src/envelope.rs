@@ -19,6 +19,8 @@ pub enum ExitStatus {
     InvalidInput = 2,
     /// PRECONDITION: at least one check failed (CONFORMANCE_CHECKS_FAILED).
     ChecksFailed = 4,
+    /// conform was interrupted by SIGINT or SIGTERM (128 + SIGINT).
+    Cancelled = 130,
 }
 
 impl ExitStatus {
@@ -35,6 +37,7 @@ impl ExitStatus {
                 ExitStatus::ChecksFailed => 1,
                 ExitStatus::InvalidInput => 2,
                 ExitStatus::GeneralError => 3,
+                ExitStatus::Cancelled => 4,
             }
         }
         if rank(other) > rank(self) {

@@ -225,12 +225,17 @@ fn run(
         };
         return finish(ExitStatus::InvalidInput, written);
     }
-    let results: Vec<_> = report
-        .outcomes
-        .iter()
-        .filter_map(|o| o.as_ref().ok())
-        .map(|loaded| run_profile(loaded, config))
-        .collect();
+    cli::signals::cancel_on_interrupt();
+    let mut results = Vec::new();
+    for loaded in report.outcomes.iter().filter_map(|o| o.as_ref().ok()) {
+        if conform::exec::cancel_requested() {
+            break;
+        }
+        results.push(run_profile(loaded, config));
+    }
+    if conform::exec::cancel_requested() {
+        return cancelled(results.len(), json_output, started);
+    }
     let status = render_run::status(&results);
     let written = if json_output {
         emit_json(&render_run::to_envelope(&results, elapsed_ms(started)))
@@ -287,4 +292,31 @@ fn list_checks(
         ));
     }
     emit(&text)
+}
+
+/// conform was interrupted (SIGINT or SIGTERM): the tools it ran were stopped; report
+/// a cancellation, as REQ-F-069 asks of every agent-ready CLI, and exit 130.
+fn cancelled(profiles_done: usize, json_output: bool, started: Instant) -> ExitStatus {
+    let message = "interrupted: the runs in progress were stopped and their process groups killed";
+    let written = if json_output {
+        let detail = ErrorDetail {
+            code: "CANCELLED".into(),
+            message: message.into(),
+            retryable: true,
+            phase: Some("execution"),
+            fix_required: None,
+            context: None,
+        };
+        let data = json!({ "partial": true, "profiles_completed": profiles_done });
+        emit_json(&envelope(
+            ExitStatus::Cancelled,
+            data,
+            Some(detail),
+            elapsed_ms(started),
+        ))
+    } else {
+        eprintln!("conform: {message}");
+        ExitStatus::Success
+    };
+    finish(ExitStatus::Cancelled, written)
 }

@@ -402,7 +402,11 @@ pub fn plan(loaded: &LoadedProfile, checks: &BTreeSet<CheckId>, options: RunOpti
 
 pub fn stream_label(probe: &Probe) -> String {
     match probe.after_lines {
-        Some(n) => format!("{} (SIGINT after {n} lines)", probe.name),
+        Some(n) => format!(
+            "{} (SIGINT after {n} line{})",
+            probe.name,
+            if n == 1 { "" } else { "s" }
+        ),
         None => probe.name.clone(),
     }
 }

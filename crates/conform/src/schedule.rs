@@ -68,7 +68,9 @@ where
                         guard.records[gate].as_ref().is_none_or(|r| r.timed_out)
                     })
                 };
-                let record = (!gated_out).then(|| run(&plan.runs[index].spec));
+                // After conform was interrupted, runs not yet started are skipped.
+                let skip = gated_out || crate::exec::cancel_requested();
+                let record = (!skip).then(|| run(&plan.runs[index].spec));
                 let mut guard = lock(&state);
                 guard.records[index] = record;
                 guard.outstanding -= 1;

@@ -174,14 +174,7 @@ pub fn judge(ctx: &Context<'_>) -> Outcome {
                     let reason = parsed
                         .err()
                         .unwrap_or_else(|| "the envelope reports failure".to_string());
-                    outcome.fail(
-                        &run,
-                        format!(
-                            "{}: {}, {reason}",
-                            kind.describe(),
-                            describe_exit(code, &run)
-                        ),
-                    );
+                    outcome.fail(&run, format!("{}, {reason}", describe_exit(code, &run)));
                     return outcome;
                 }
             }

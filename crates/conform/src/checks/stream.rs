@@ -301,7 +301,7 @@ fn sigint(outcome: &mut Outcome, run: &Judged<'_>, after_lines: u64, deadline: &
             )
         } else if parsed.lines as u64 >= after_lines {
             format!(
-                "the tool had already exited when line {after_lines} arrived ({} lines in all): it wrote its stream at once at the end instead of line by line as produced, so SIGINT never reached it (REQ-O-004)",
+                "the tool had already exited when line {after_lines} was read ({} lines in all), so SIGINT never reached it: it wrote its stream at once at the end instead of line by line as produced (REQ-O-004), or the stream is too short for after_lines {after_lines}",
                 parsed.lines
             )
         } else {

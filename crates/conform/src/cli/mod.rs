@@ -4,3 +4,4 @@
 pub mod args;
 pub mod manifest;
 pub mod output;
+pub mod signals;

@@ -28,7 +28,22 @@ mod runner;
 mod spawn;
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+static CANCEL_REQUESTED: AtomicBool = AtomicBool::new(false);
+
+/// Ask every run in progress to stop (their process groups are killed as at the
+/// limit) and every run not yet started to be skipped. Async-signal-safe: conform's
+/// SIGINT and SIGTERM handlers call it.
+pub fn request_cancel() {
+    CANCEL_REQUESTED.store(true, Ordering::SeqCst);
+}
+
+/// Whether [`request_cancel`] was called.
+pub fn cancel_requested() -> bool {
+    CANCEL_REQUESTED.load(Ordering::SeqCst)
+}
 
 /// Makes one run as described in the module docs and records what the tool did.
 /// Never panics and never outlasts `spec.limit` by more than about a second; a

@@ -122,6 +122,11 @@ impl Running<'_> {
                 break;
             }
             let now = Instant::now();
+            if super::cancel_requested() && !exited {
+                // conform itself was interrupted: stop the tool as at the limit.
+                self.time_out();
+                break;
+            }
             if now >= self.deadline {
                 if exited {
                     // A stream whose process exited but whose stdout something

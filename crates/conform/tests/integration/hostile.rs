@@ -159,3 +159,86 @@ fn invalid_utf8_on_stdout_is_not_json() {
         .as_str()
         .is_some_and(|e| e.contains("ok")));
 }
+
+/// Whether a process is gone (or a zombie nobody has reaped yet).
+fn dead(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+#[test]
+fn interrupting_conform_stops_the_tools_and_reports_cancelled() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tool = dir.path().join("tool.sh");
+    std::fs::write(
+        &tool,
+        "#!/bin/sh\necho $$ > pid\nwhile :; do sleep 1; done\n",
+    )
+    .expect("tool written");
+    std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let profile = dir.path().join("profile.json");
+    let text = json!({
+        "schema_version": "1.0", "tool": "sleeper", "command": ["./tool.sh"], "timeout_seconds": 60,
+        "probes": [{ "name": "probe", "argv": [], "kind": "read" }]
+    });
+    std::fs::write(&profile, text.to_string()).expect("profile written");
+
+    let started = std::time::Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_conform"))
+        .args([
+            "run".as_ref(),
+            profile.as_os_str(),
+            "--only".as_ref(),
+            "no_hang_stdin_closed".as_ref(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("conform starts");
+    // Wait until the tool is running (it writes its pid), never on a fixed sleep alone.
+    let pid_file = dir.path().join("pid");
+    let pid = loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok())
+        {
+            break pid;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the tool never started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let conform_pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid fits"));
+    nix::sys::signal::kill(conform_pid, nix::sys::signal::Signal::SIGINT).expect("SIGINT sent");
+    let status = child.wait().expect("conform exits");
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_string(&mut stdout)
+        .expect("stdout read");
+
+    assert_eq!(status.code(), Some(130), "{stdout}");
+    let envelope: serde_json::Value = serde_json::from_str(&stdout).expect("one envelope");
+    assert_eq!(envelope["error"]["code"], "CANCELLED");
+    assert_eq!(envelope["data"]["partial"], true);
+    assert_eq!(envelope["meta"]["exit_code"], 130);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "conform took {:?} to stop",
+        started.elapsed()
+    );
+    assert!(dead(pid), "the tool (pid {pid}) outlived conform");
+}
