@@ -12,7 +12,7 @@ use clap::Parser;
 use serde_json::{json, Value};
 
 use cli::args::{Cli, Command, Format};
-use cli::output::{elapsed_ms, emit, emit_json, finish};
+use cli::output::{elapsed_ms, emit, emit_json, finish, report_error};
 use conform::checks::{CheckId, CATALOG};
 use conform::envelope::{envelope, ErrorDetail, ExitStatus};
 use conform::plan::RunOptions;
@@ -61,29 +61,37 @@ fn main() -> ExitCode {
             jobs,
             capture_limit,
         } => {
-            let mut checks: BTreeSet<CheckId> = if only.is_empty() {
-                CheckId::all()
-            } else {
-                only.iter().filter_map(|n| CheckId::from_name(n)).collect()
-            };
-            for name in &skip {
-                if let Some(id) = CheckId::from_name(name) {
-                    checks.remove(&id);
-                }
-            }
-            let jobs = jobs.map_or_else(
-                || std::thread::available_parallelism().map_or(1, |n| n.get()),
-                usize::from,
-            );
-            let config = RunConfig {
-                checks,
-                jobs,
-                options: RunOptions { capture_limit },
-            };
+            let config = run_config(&only, &skip, jobs, capture_limit);
             run(&profiles, &config, json_output, style, started)
         }
     };
     ExitCode::from(status.code() as u8)
+}
+
+/// The checks, parallelism and capture cap of `conform run`.
+fn run_config(
+    only: &[String],
+    skip: &[String],
+    jobs: Option<u16>,
+    capture_limit: usize,
+) -> RunConfig {
+    let mut checks: BTreeSet<CheckId> = if only.is_empty() {
+        CheckId::all()
+    } else {
+        only.iter().filter_map(|n| CheckId::from_name(n)).collect()
+    };
+    for id in skip.iter().filter_map(|n| CheckId::from_name(n)) {
+        checks.remove(&id);
+    }
+    let jobs = jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        usize::from,
+    );
+    RunConfig {
+        checks,
+        jobs,
+        options: RunOptions { capture_limit },
+    }
 }
 
 /// Bad arguments exit 2 with an envelope when piped; `--help` and `--version` exit 0
@@ -108,31 +116,26 @@ fn usage_error(error: clap::Error, started: Instant) -> ExitCode {
             };
             ExitCode::from(code)
         }
+        _ if piped => {
+            let message = error.render().to_string();
+            let first = message
+                .lines()
+                .next()
+                .unwrap_or("invalid arguments")
+                .trim_start_matches("error: ");
+            let detail = ErrorDetail {
+                code: "USAGE_ERROR".into(),
+                message: first.to_string(),
+                retryable: false,
+                phase: Some("validation"),
+                fix_required: Some("Correct the arguments; see `conform --help`".into()),
+                context: Some(json!({ "usage": message.trim_end() })),
+            };
+            let status = report_error(ExitStatus::InvalidInput, detail, Value::Null, true, started);
+            ExitCode::from(status.code() as u8)
+        }
         _ => {
-            if piped {
-                let message = error.render().to_string();
-                let first = message
-                    .lines()
-                    .next()
-                    .unwrap_or("invalid arguments")
-                    .trim_start_matches("error: ");
-                let detail = ErrorDetail {
-                    code: "USAGE_ERROR".into(),
-                    message: first.to_string(),
-                    retryable: false,
-                    phase: Some("validation"),
-                    fix_required: Some("Correct the arguments; see `conform --help`".into()),
-                    context: Some(json!({ "usage": message.trim_end() })),
-                };
-                emit_json(&envelope(
-                    ExitStatus::InvalidInput,
-                    Value::Null,
-                    Some(detail),
-                    elapsed_ms(started),
-                ));
-            } else {
-                let _ = error.print();
-            }
+            let _ = error.print();
             ExitCode::from(ExitStatus::InvalidInput.code() as u8)
         }
     }
@@ -157,28 +160,23 @@ fn validate(args: &[PathBuf], json_output: bool, style: Style, started: Instant)
 
 /// A directory named on the command line that holds no profile.
 fn bad_paths(message: &str, json_output: bool, started: Instant) -> ExitStatus {
-    let written = if json_output {
-        let detail = ErrorDetail {
-            code: "INVALID_PROFILE".into(),
-            message: message.to_string(),
-            retryable: false,
-            phase: Some("validation"),
-            fix_required: Some(
-                "Name profile files or a directory that contains *.json profiles".into(),
-            ),
-            context: None,
-        };
-        emit_json(&envelope(
-            ExitStatus::InvalidInput,
-            Value::Null,
-            Some(detail),
-            elapsed_ms(started),
-        ))
-    } else {
-        eprintln!("conform: {message}");
-        ExitStatus::Success
+    let detail = ErrorDetail {
+        code: "INVALID_PROFILE".into(),
+        message: message.to_string(),
+        retryable: false,
+        phase: Some("validation"),
+        fix_required: Some(
+            "Name profile files or a directory that contains *.json profiles".into(),
+        ),
+        context: None,
     };
-    finish(ExitStatus::InvalidInput, written)
+    report_error(
+        ExitStatus::InvalidInput,
+        detail,
+        Value::Null,
+        json_output,
+        started,
+    )
 }
 
 fn schema(raw: bool, json_output: bool, started: Instant) -> ExitStatus {
@@ -297,26 +295,15 @@ fn list_checks(
 /// conform was interrupted (SIGINT or SIGTERM): the tools it ran were stopped; report
 /// a cancellation, as REQ-F-069 asks of every agent-ready CLI, and exit 130.
 fn cancelled(profiles_done: usize, json_output: bool, started: Instant) -> ExitStatus {
-    let message = "interrupted: the runs in progress were stopped and their process groups killed";
-    let written = if json_output {
-        let detail = ErrorDetail {
-            code: "CANCELLED".into(),
-            message: message.into(),
-            retryable: true,
-            phase: Some("execution"),
-            fix_required: None,
-            context: None,
-        };
-        let data = json!({ "partial": true, "profiles_completed": profiles_done });
-        emit_json(&envelope(
-            ExitStatus::Cancelled,
-            data,
-            Some(detail),
-            elapsed_ms(started),
-        ))
-    } else {
-        eprintln!("conform: {message}");
-        ExitStatus::Success
+    let detail = ErrorDetail {
+        code: "CANCELLED".into(),
+        message: "interrupted: the runs in progress were stopped and their process groups killed"
+            .into(),
+        retryable: true,
+        phase: Some("execution"),
+        fix_required: None,
+        context: None,
     };
-    finish(ExitStatus::Cancelled, written)
+    let data = json!({ "partial": true, "profiles_completed": profiles_done });
+    report_error(ExitStatus::Cancelled, detail, data, json_output, started)
 }

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use conform::envelope::ExitStatus;
+use conform::envelope::{envelope, ErrorDetail, ExitStatus};
 
 pub fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
@@ -44,4 +44,22 @@ pub fn finish(status: ExitStatus, written: ExitStatus) -> ExitStatus {
     } else {
         written
     }
+}
+
+/// Report a failure the agent-ready way: one envelope on stdout when output is JSON,
+/// else `conform: message` on stderr; either way the status is the exit code.
+pub fn report_error(
+    status: ExitStatus,
+    detail: ErrorDetail,
+    data: Value,
+    json_output: bool,
+    started: Instant,
+) -> ExitStatus {
+    let written = if json_output {
+        emit_json(&envelope(status, data, Some(detail), elapsed_ms(started)))
+    } else {
+        eprintln!("conform: {}", detail.message);
+        ExitStatus::Success
+    };
+    finish(status, written)
 }
