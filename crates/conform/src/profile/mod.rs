@@ -69,12 +69,11 @@ pub fn load(path: &Path) -> Result<LoadedProfile, ProfileError> {
         )])
     })?;
     let dir = profile_dir(path);
-    let profile = parse(&text, &dir).map_err(fail)?;
-    let program = PathBuf::from(&profile.1);
+    let (profile, program) = parse(&text, &dir).map_err(fail)?;
     Ok(LoadedProfile {
         path: path.to_path_buf(),
         dir,
-        profile: profile.0,
+        profile,
         program,
     })
 }
@@ -94,39 +93,17 @@ pub fn parse(text: &str, dir: &Path) -> Result<(Profile, PathBuf), Vec<Violation
         vec![v]
     })?;
     let mut violations = validate_document(&doc);
+    // A structurally valid profile always has a string command[0] to resolve.
     let program = match doc.pointer("/command/0").and_then(|c| c.as_str()) {
-        Some(name) => match resolve_program(name, dir) {
-            Ok(program) => Some(program),
-            Err(violation) => {
-                violations.push(violation);
-                None
-            }
-        },
+        Some(name) => resolve_program(name, dir)
+            .map_err(|v| violations.push(v))
+            .ok(),
         None => None,
     };
-    if !violations.is_empty() {
-        let spans = spans::locate(text);
-        for v in &mut violations {
-            if v.line.is_none() {
-                // A missing member has no span of its own: point at its parent.
-                let mut pointer = v.pointer.as_str();
-                loop {
-                    if let Some(&(line, column)) = spans.get(pointer) {
-                        v.line = Some(line);
-                        v.column = Some(column);
-                        break;
-                    }
-                    match pointer.rfind('/') {
-                        Some(cut) => pointer = &pointer[..cut],
-                        None => break,
-                    }
-                }
-            }
-        }
-        // Document order reads best; violations without a location stay first.
-        violations.sort_by_key(|v| (v.line, v.column));
-        return Err(violations);
-    }
+    let program = match program {
+        Some(program) if violations.is_empty() => program,
+        _ => return Err(locate(text, violations)),
+    };
     let profile: Profile = serde_json::from_value(doc).map_err(|error| {
         // Validation accepted something the typed model does not: a bug in conform,
         // reported as a violation rather than a panic.
@@ -136,14 +113,30 @@ pub fn parse(text: &str, dir: &Path) -> Result<(Profile, PathBuf), Vec<Violation
             "please report this to conform's maintainers with the profile",
         )]
     })?;
-    match program {
-        Some(program) => Ok((profile, program)),
-        None => Err(vec![Violation::new(
-            "/command/0",
-            "command[0] did not resolve",
-            "fix the command",
-        )]),
+    Ok((profile, program))
+}
+
+/// Give each violation the line and column of its value (a missing member: of its
+/// parent) and put them in document order.
+fn locate(text: &str, mut violations: Vec<Violation>) -> Vec<Violation> {
+    let spans = spans::locate(text);
+    for v in violations.iter_mut().filter(|v| v.line.is_none()) {
+        let mut pointer = v.pointer.as_str();
+        loop {
+            if let Some(&(line, column)) = spans.get(pointer) {
+                v.line = Some(line);
+                v.column = Some(column);
+                break;
+            }
+            match pointer.rfind('/') {
+                Some(cut) => pointer = &pointer[..cut],
+                None => break,
+            }
+        }
     }
+    // Violations without a location (an unreadable file) stay first.
+    violations.sort_by_key(|v| (v.line, v.column));
+    violations
 }
 
 fn profile_dir(path: &Path) -> PathBuf {
