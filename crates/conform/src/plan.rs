@@ -410,3 +410,131 @@ pub fn stream_label(probe: &Probe) -> String {
         None => probe.name.clone(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::{parse, CONFIRMATION_FLAGS};
+
+    fn loaded(text: &str) -> LoadedProfile {
+        let dir = std::env::temp_dir();
+        let (profile, program) = parse(text, &dir).expect("valid profile");
+        LoadedProfile {
+            path: dir.join("p.json"),
+            dir,
+            profile,
+            program,
+        }
+    }
+
+    const PROFILE: &str = r#"{
+        "schema_version": "1.0", "tool": "t", "command": ["sh", "-c", "exit 0", "sh"], "timeout_seconds": 5,
+        "manifest": ["manifest"],
+        "argument_order": { "command_path": ["list"], "local_args": ["--limit", "1"], "global_flag": "--format", "value": "json", "alternate_value": "plain", "positional": "p" },
+        "probes": [
+            { "name": "read", "argv": ["list"], "kind": "read" },
+            { "name": "delete", "argv": ["delete", "x"], "kind": "destructive", "dry_run_flag": "--dry-run" },
+            { "name": "watch", "argv": ["watch"], "kind": "stream", "signal": "INT", "after_lines": 2 }
+        ]
+    }"#;
+
+    fn options() -> RunOptions {
+        RunOptions {
+            capture_limit: 1024,
+        }
+    }
+
+    #[test]
+    fn destructive_runs_are_the_argv_as_given_or_with_the_preview_flag_never_confirmed() {
+        let p = loaded(PROFILE);
+        let plan = plan(&p, &CheckId::all(), options());
+        let prefix = ["-c", "exit 0", "sh"];
+        let destructive: Vec<&PlannedRun> = plan
+            .runs
+            .iter()
+            .filter(|r| {
+                matches!(
+                    r.role,
+                    RunRole::Closed { probe: 1 }
+                        | RunRole::Open { probe: 1 }
+                        | RunRole::NoColor { probe: 1 }
+                        | RunRole::Preview { probe: 1, .. }
+                )
+            })
+            .collect();
+        assert_eq!(
+            destructive.len(),
+            5,
+            "closed, open, no-color and two previews"
+        );
+        for run in &plan.runs {
+            assert!(
+                run.spec
+                    .args
+                    .iter()
+                    .all(|a| !CONFIRMATION_FLAGS.contains(&a.as_str())),
+                "{:?}",
+                run.spec.args
+            );
+            assert_eq!(
+                &run.spec.args[..3],
+                prefix,
+                "the command prefix comes first"
+            );
+        }
+        for run in destructive {
+            let tail: Vec<&str> = run.spec.args[3..].iter().map(String::as_str).collect();
+            match run.role {
+                RunRole::Preview { .. } => assert_eq!(tail, ["delete", "x", "--dry-run"]),
+                _ => assert_eq!(tail, ["delete", "x"]),
+            }
+        }
+    }
+
+    #[test]
+    fn follow_up_runs_wait_for_their_gate_and_order_runs_wait_for_destructive_runs() {
+        let p = loaded(PROFILE);
+        let plan = plan(&p, &CheckId::all(), options());
+        let index = |role: RunRole| {
+            plan.runs
+                .iter()
+                .position(|r| r.role == role)
+                .expect("planned")
+        };
+        let closed = index(RunRole::Closed { probe: 1 });
+        let first = index(RunRole::Preview {
+            probe: 1,
+            second: false,
+        });
+        let second = index(RunRole::Preview {
+            probe: 1,
+            second: true,
+        });
+        assert_eq!(plan.runs[first].gate, Some(closed));
+        assert_eq!(
+            plan.runs[second].after,
+            vec![first],
+            "the second preview sees what the first did"
+        );
+        let conflict = index(RunRole::Order(OrderRun::Conflict));
+        for destructive in [closed, first, second] {
+            assert!(plan.runs[conflict].after.contains(&destructive));
+        }
+        let stream = &plan.runs[index(RunRole::Stream { probe: 2 })];
+        assert!(stream.spec.stream);
+        assert_eq!(stream.spec.interrupt, Some(Interrupt { after_lines: 2 }));
+        assert_eq!(stream.label, "watch (SIGINT after 2 lines)");
+    }
+
+    #[test]
+    fn only_the_runs_the_selected_checks_need_are_planned() {
+        let p = loaded(PROFILE);
+        let only: BTreeSet<CheckId> = [CheckId::ManifestValid].into_iter().collect();
+        let plan = plan(&p, &only, options());
+        assert_eq!(plan.runs.len(), 1);
+        assert_eq!(plan.runs[0].role, RunRole::Manifest);
+        let order: BTreeSet<CheckId> = [CheckId::ArgumentOrder].into_iter().collect();
+        // 3 placements x 2 values, the conflict, 3 positional runs.
+        assert_eq!(super::plan(&p, &order, options()).runs.len(), 10);
+    }
+}

@@ -98,3 +98,83 @@ fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::{Captured, Exit, RunRecord, StdinMode};
+    use crate::plan::{PlannedRun, RunRole};
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    fn planned(label: &str, after: Vec<RunIndex>, gate: Option<RunIndex>) -> PlannedRun {
+        PlannedRun {
+            label: label.to_string(),
+            role: RunRole::Help,
+            spec: RunSpec {
+                program: label.into(),
+                args: vec![],
+                cwd: ".".into(),
+                env_set: vec![],
+                stdin: StdinMode::Closed,
+                limit: Duration::from_secs(1),
+                capture_limit: 1,
+                stream: false,
+                interrupt: None,
+            },
+            after,
+            gate,
+        }
+    }
+
+    fn record(timed_out: bool) -> RunRecord {
+        RunRecord {
+            argv: vec![],
+            stdin: StdinMode::Closed,
+            env_changes: vec![],
+            exit: if timed_out {
+                Exit::Unknown
+            } else {
+                Exit::Code(0)
+            },
+            timed_out,
+            duration: Duration::ZERO,
+            stdout: Captured::default(),
+            stderr: Captured::default(),
+            signal_sent: false,
+            pipe_held_open: false,
+            spawn_error: None,
+        }
+    }
+
+    #[test]
+    fn dependencies_order_runs_and_a_timed_out_gate_drops_its_followers() {
+        // 0 times out and gates 1; 2 must follow 3; 3 is free.
+        let plan = Plan {
+            runs: vec![
+                planned("hangs", vec![], None),
+                planned("gated", vec![0], Some(0)),
+                planned("after", vec![3], None),
+                planned("first", vec![], None),
+            ],
+        };
+        for jobs in [1, 2, 8] {
+            let order = Mutex::new(Vec::new());
+            let records = execute(&plan, jobs, |spec| {
+                let name = spec.program.display().to_string();
+                order.lock().expect("lock").push(name.clone());
+                record(name == "hangs")
+            });
+            let order = order.into_inner().expect("lock");
+            assert!(records[0].as_ref().is_some_and(|r| r.timed_out));
+            assert!(
+                records[1].is_none(),
+                "a run gated by a timed-out run is not made"
+            );
+            assert!(records[2].is_some() && records[3].is_some());
+            let pos = |n: &str| order.iter().position(|x| x == n);
+            assert!(pos("first") < pos("after"), "jobs {jobs}: {order:?}");
+            assert_eq!(order.len(), 3);
+        }
+    }
+}
