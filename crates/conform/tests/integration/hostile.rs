@@ -20,15 +20,27 @@ fn read_probe() -> serde_json::Value {
     json!([{ "name": "probe", "argv": [], "kind": "read" }])
 }
 
+/// Run `conform run --only CHECKS` on a read probe of a hostile fixture.
+fn run_hostile(script: &str, limit: f64, only: &str, extra: &[&str]) -> crate::support::Conform {
+    let (_dir, profile) = temp_profile(&hostile(script), limit, read_probe());
+    let mut args = vec![
+        "run".into(),
+        profile.into_os_string(),
+        "--only".into(),
+        only.into(),
+    ];
+    args.extend(extra.iter().map(std::ffi::OsString::from));
+    conform(args)
+}
+
 #[test]
 fn a_tool_that_never_exits_fails_no_hang_within_its_limit() {
-    let (_dir, profile) = temp_profile(&hostile("never_exits.sh"), LIMIT, read_probe());
-    let run = conform([
-        "run".as_ref(),
-        profile.as_os_str(),
-        "--only".as_ref(),
-        "no_hang_stdin_closed,no_hang_stdin_open".as_ref(),
-    ]);
+    let run = run_hostile(
+        "never_exits.sh",
+        LIMIT,
+        "no_hang_stdin_closed,no_hang_stdin_open",
+        &[],
+    );
     assert_eq!(run.code(), 4, "{:#}", run.envelope);
     assert_eq!(run.status("no_hang_stdin_closed"), "fail");
     assert!(
@@ -48,13 +60,7 @@ fn a_tool_that_never_exits_fails_no_hang_within_its_limit() {
 
 #[test]
 fn a_tool_that_ignores_sigterm_is_killed_within_its_limit() {
-    let (_dir, profile) = temp_profile(&hostile("ignores_term.sh"), LIMIT, read_probe());
-    let run = conform([
-        "run".as_ref(),
-        profile.as_os_str(),
-        "--only".as_ref(),
-        "no_hang_stdin_closed".as_ref(),
-    ]);
+    let run = run_hostile("ignores_term.sh", LIMIT, "no_hang_stdin_closed", &[]);
     assert_eq!(run.status("no_hang_stdin_closed"), "fail");
     assert!(run
         .details("no_hang_stdin_closed")
@@ -64,26 +70,14 @@ fn a_tool_that_ignores_sigterm_is_killed_within_its_limit() {
 
 #[test]
 fn a_tool_that_closes_stdout_and_keeps_running_is_a_hang() {
-    let (_dir, profile) = temp_profile(&hostile("closes_stdout.sh"), LIMIT, read_probe());
-    let run = conform([
-        "run".as_ref(),
-        profile.as_os_str(),
-        "--only".as_ref(),
-        "no_hang_stdin_closed".as_ref(),
-    ]);
+    let run = run_hostile("closes_stdout.sh", LIMIT, "no_hang_stdin_closed", &[]);
     assert_eq!(run.status("no_hang_stdin_closed"), "fail");
     within_limit(run.elapsed, LIMIT);
 }
 
 #[test]
 fn a_grandchild_holding_stdout_does_not_keep_the_kit_waiting() {
-    let (_dir, profile) = temp_profile(&hostile("grandchild_escaped.sh"), 5.0, read_probe());
-    let run = conform([
-        "run".as_ref(),
-        profile.as_os_str(),
-        "--only".as_ref(),
-        "json_envelope".as_ref(),
-    ]);
+    let run = run_hostile("grandchild_escaped.sh", 5.0, "json_envelope", &[]);
     // The tool exited at once: judged, not a hang, and the held pipe is in the evidence.
     let failure = &run.check("json_envelope")["failures"][0];
     assert_eq!(failure["timed_out"], false, "{:#}", run.envelope);
@@ -108,15 +102,12 @@ fn a_grandchild_holding_stdout_does_not_keep_the_kit_waiting() {
 
 #[test]
 fn a_gigabyte_of_output_fails_json_envelope_naming_the_cap_with_bounded_memory() {
-    let (_dir, profile) = temp_profile(&hostile("gigabyte.sh"), 20.0, read_probe());
-    let run = conform([
-        "run".as_ref(),
-        profile.as_os_str(),
-        "--only".as_ref(),
-        "json_envelope".as_ref(),
-        "--capture-limit".as_ref(),
-        "1M".as_ref(),
-    ]);
+    let run = run_hostile(
+        "gigabyte.sh",
+        20.0,
+        "json_envelope",
+        &["--capture-limit", "1M"],
+    );
     assert_eq!(run.status("json_envelope"), "fail");
     let details = run.details("json_envelope");
     assert!(details.contains("1 MiB capture cap"), "{details}");
@@ -141,13 +132,7 @@ fn a_gigabyte_of_output_fails_json_envelope_naming_the_cap_with_bounded_memory()
 
 #[test]
 fn invalid_utf8_on_stdout_is_not_json() {
-    let (_dir, profile) = temp_profile(&hostile("invalid_utf8.sh"), LIMIT, read_probe());
-    let run = conform([
-        "run".as_ref(),
-        profile.as_os_str(),
-        "--only".as_ref(),
-        "json_envelope".as_ref(),
-    ]);
+    let run = run_hostile("invalid_utf8.sh", LIMIT, "json_envelope", &[]);
     assert_eq!(run.status("json_envelope"), "fail");
     assert!(
         run.details("json_envelope").contains("not valid UTF-8"),
