@@ -138,6 +138,14 @@ fn entry(command: &Command, faults: Faults) -> Value {
     if command.streaming_default {
         entry.insert("streaming_default".into(), json!(true));
     }
+    // REQ-O-004: commands that can stream say so; REQ-O-021: destructive commands
+    // refuse until confirmed.
+    if command.streaming_default || command.flags.iter().any(|f| f.name == "stream") {
+        entry.insert("supports_streaming".into(), json!(true));
+    }
+    if danger == Danger::Destructive && !command.is_group() {
+        entry.insert("requires_confirmation".into(), json!(true));
+    }
     if command.idempotent {
         entry.insert("idempotent".into(), json!(true));
     }
@@ -273,5 +281,17 @@ mod tests {
         assert_eq!(delete["danger_level"], "destructive");
         assert!(delete["flags"]["dry-run"].is_object());
         assert_eq!(manifest["commands"]["events"]["streaming_default"], true);
+        assert_eq!(manifest["commands"]["events"]["supports_streaming"], true);
+        assert_eq!(
+            manifest["commands"]["deployments.list"]["supports_streaming"],
+            true
+        );
+        assert_eq!(
+            manifest["commands"]["deployments.delete"]["requires_confirmation"],
+            true
+        );
+        assert!(manifest["commands"]["deployments.list"]
+            .get("requires_confirmation")
+            .is_none());
     }
 }
