@@ -138,3 +138,44 @@ pub fn conflicting_format(args: &[std::ffi::OsString]) -> Option<String> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(
+            parse_size("16M"),
+            Ok(conform::exec::DEFAULT_CAPTURE_LIMIT),
+            "the documented default"
+        );
+        assert_eq!(parse_size("512k"), Ok(512 * 1024));
+        assert_eq!(parse_size("1GiB"), Ok(1 << 30));
+        assert_eq!(parse_size("100"), Ok(100));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("12X").is_err());
+        assert!(parse_size("M").is_err());
+    }
+
+    #[test]
+    fn a_conflicting_format_is_found_in_any_spelling() {
+        let args = |a: &[&str]| a.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        assert!(conflicting_format(&args(&[
+            "conform",
+            "--format",
+            "json",
+            "checks",
+            "--format=text"
+        ]))
+        .is_some());
+        assert!(conflicting_format(&args(&[
+            "conform", "--format", "json", "checks", "--format", "json"
+        ]))
+        .is_none());
+        assert!(conflicting_format(&args(&[
+            "conform", "checks", "--", "--format", "a", "--format", "b"
+        ]))
+        .is_none());
+    }
+}
