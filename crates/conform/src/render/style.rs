@@ -1,12 +1,14 @@
-//! Minimal terminal styling for the human renderers, off unless stdout is a TTY and
-//! NO_COLOR, CI-less dumb terminals and friends allow it.
+//! Minimal terminal styling for the human renderers: bold, dim and three colors.
 
 use std::io::IsTerminal;
 
-/// Whether to color human output written to stdout.
+/// Whether to color human output written to stdout: only on a terminal, and never
+/// under NO_COLOR, CI, GITHUB_ACTIONS, JENKINS_URL or TERM=dumb (REQ-F-008, which
+/// conform follows as an agent-ready CLI itself).
 pub fn color_enabled() -> bool {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
     std::io::stdout().is_terminal()
-        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        && !["NO_COLOR", "CI", "GITHUB_ACTIONS", "JENKINS_URL"].iter().any(|v| set(v))
         && std::env::var("TERM").map_or(true, |t| t != "dumb")
 }
 
