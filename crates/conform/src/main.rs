@@ -39,7 +39,7 @@ fn main() -> ExitCode {
     let json_output = match cli.format {
         Format::Json => true,
         Format::Text => false,
-        Format::Auto => !std::io::stdout().is_terminal(),
+        Format::Auto => auto_json(),
     };
     let style = Style {
         color: cli.format != Format::Json && color_enabled(),
@@ -66,6 +66,12 @@ fn main() -> ExitCode {
         }
     };
     ExitCode::from(status.code() as u8)
+}
+
+/// REQ-F-003: JSON when stdout is not a terminal, or under CI or NO_COLOR.
+fn auto_json() -> bool {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+    !std::io::stdout().is_terminal() || set("CI") || set("NO_COLOR")
 }
 
 /// The checks, parallelism and capture cap of `conform run`.
@@ -98,7 +104,7 @@ fn run_config(
 /// and stay off stdout when it is not a terminal (REQ-F-048).
 fn usage_error(error: clap::Error, started: Instant) -> ExitCode {
     use clap::error::ErrorKind;
-    let piped = !std::io::stdout().is_terminal();
+    let piped = auto_json();
     match error.kind() {
         ErrorKind::DisplayHelp
         | ErrorKind::DisplayVersion

@@ -24,7 +24,7 @@ pub struct Cli {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// JSON envelope when piped, text on a terminal.
+    /// JSON envelope when piped (or under CI or NO_COLOR), text on a terminal.
     Auto,
     /// One JSON ResponseEnvelope.
     Json,

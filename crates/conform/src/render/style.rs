@@ -8,7 +8,9 @@ use std::io::IsTerminal;
 pub fn color_enabled() -> bool {
     let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
     std::io::stdout().is_terminal()
-        && !["NO_COLOR", "CI", "GITHUB_ACTIONS", "JENKINS_URL"].iter().any(|v| set(v))
+        && !["NO_COLOR", "CI", "GITHUB_ACTIONS", "JENKINS_URL"]
+            .iter()
+            .any(|v| set(v))
         && std::env::var("TERM").map_or(true, |t| t != "dumb")
 }
 
