@@ -150,11 +150,7 @@ pub fn run_profile(loaded: &LoadedProfile, config: &RunConfig) -> ConformanceRes
     let plan = plan::plan(loaded, &config.checks, config.options);
     let records = schedule::execute(&plan, config.jobs, exec::run);
     let made = records.iter().filter(|r| r.is_some()).count();
-    let ctx = Context {
-        profile: loaded,
-        plan: &plan,
-        records: &records,
-    };
+    let ctx = Context::new(loaded, &plan, &records);
     let results = checks::judge(&ctx, &config.checks)
         .into_iter()
         .map(CheckResult::from)

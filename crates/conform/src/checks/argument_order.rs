@@ -10,8 +10,6 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::destructive::first_difference;
-use super::envelope::parse;
-use super::help::describe_exit;
 use super::{CheckId, Context, Judged, Outcome};
 use crate::plan::{OrderRun, Placement, RunRole};
 
@@ -63,7 +61,7 @@ pub fn judge(ctx: &Context<'_>) -> Outcome {
                     format!(
                         "{flag} {value} {} {}, expected 0{hint}",
                         placement.describe(),
-                        describe_exit(code, &run)
+                        run.describe_exit()
                     ),
                 );
                 return outcome;
@@ -83,18 +81,18 @@ pub fn judge(ctx: &Context<'_>) -> Outcome {
             alternate: true,
         })
     };
-    let reference = value_run(Placement::AfterLocal).and_then(|r| parse(&r).ok());
+    let reference = value_run(Placement::AfterLocal).and_then(|r| ctx.envelope(&r).as_ref().ok());
     for placement in Placement::ALL {
         let (Some(run), Some(alternate)) = (value_run(placement), alternate_run(placement)) else {
             continue;
         };
-        match parse(&run) {
+        match ctx.envelope(&run) {
             Err(reason) => outcome.fail(
                 &run,
                 format!("{flag} {} {}: {reason}", order.value, placement.describe()),
             ),
             Ok(envelope) => {
-                if let Some(reference) = &reference {
+                if let Some(reference) = reference {
                     if envelope.get("data") != reference.get("data") {
                         outcome.fail(
                             &run,
@@ -145,7 +143,7 @@ pub fn judge(ctx: &Context<'_>) -> Outcome {
                     &conflict,
                     format!(
                         "{flag} given twice with different values {}, expected 2{why}",
-                        describe_exit(code, &conflict)
+                        conflict.describe_exit()
                     ),
                 );
             }
@@ -165,16 +163,16 @@ pub fn judge(ctx: &Context<'_>) -> Outcome {
                 return outcome;
             }
             let code = run.record.exit_code();
-            let parsed = parse(&run);
-            match (code, parsed) {
+            match (code, ctx.envelope(&run)) {
                 (Some(0), Ok(envelope)) => {
-                    data.push((run, envelope.get("data").cloned().unwrap_or(Value::Null)))
+                    data.push((run, envelope.get("data").unwrap_or(&Value::Null)))
                 }
                 (_, parsed) => {
                     let reason = parsed
+                        .clone()
                         .err()
                         .unwrap_or_else(|| "the envelope reports failure".to_string());
-                    outcome.fail(&run, format!("{}, {reason}", describe_exit(code, &run)));
+                    outcome.fail(&run, format!("{}, {reason}", run.describe_exit()));
                     return outcome;
                 }
             }

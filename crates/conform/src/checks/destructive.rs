@@ -5,8 +5,6 @@
 
 use serde_json::Value;
 
-use super::envelope::parse;
-use super::help::describe_exit;
 use super::{CheckId, Context, Outcome};
 use crate::plan::RunRole;
 use crate::profile::ProbeKind;
@@ -37,7 +35,7 @@ pub fn judge(ctx: &Context<'_>) -> DestructiveOutcomes {
         |r| matches!(r, RunRole::Closed { probe } if probes[*probe].kind == ProbeKind::Destructive),
     );
     for run in refusals {
-        if run.record.timed_out || run.record.spawn_error.is_some() {
+        if !run.finished() {
             continue; // no_hang_stdin_closed reports it
         }
         out.refuses.runs_checked += 1;
@@ -52,7 +50,7 @@ pub fn judge(ctx: &Context<'_>) -> DestructiveOutcomes {
                 &run,
                 format!(
                     "{} without confirmation, expected 2 (refused before side effects){why}",
-                    describe_exit(code, &run)
+                    run.describe_exit()
                 ),
             );
         }
@@ -66,9 +64,9 @@ pub fn judge(ctx: &Context<'_>) -> DestructiveOutcomes {
         if code != Some(0) {
             out.preview.fail(
                 &run,
-                format!("the preview {}, expected 0", describe_exit(code, &run)),
+                format!("the preview {}, expected 0", run.describe_exit()),
             );
-        } else if let Err(reason) = parse(&run) {
+        } else if let Err(reason) = ctx.envelope(&run) {
             out.preview.fail(
                 &run,
                 format!("the preview's output is not a valid envelope: {reason}"),
@@ -94,9 +92,8 @@ pub fn judge(ctx: &Context<'_>) -> DestructiveOutcomes {
             continue;
         };
         let valid = |run: &super::Judged<'_>| {
-            (!run.record.timed_out && run.record.exit_code() == Some(0))
-                .then(|| parse(run).ok())
-                .flatten()
+            let exited_0 = run.finished() && run.record.exit_code() == Some(0);
+            exited_0.then(|| ctx.envelope(run).as_ref().ok()).flatten()
         };
         let (Some(a), Some(b)) = (valid(&first), valid(&second)) else {
             continue;

@@ -43,21 +43,21 @@ pub fn judge(ctx: &Context<'_>) -> EnvelopeOutcomes {
         )
     });
     for run in runs {
-        if run.record.timed_out || run.record.spawn_error.is_some() {
+        if !run.finished() {
             // Reported by the hang checks or dry_run_preview; not judged here.
             continue;
         }
-        judge_run(&mut out, &run);
+        judge_run(&mut out, &run, ctx.envelope(&run));
     }
     out
 }
 
-fn judge_run(out: &mut EnvelopeOutcomes, run: &Judged<'_>) {
+fn judge_run(out: &mut EnvelopeOutcomes, run: &Judged<'_>, parsed: &Result<Value, String>) {
     out.json.runs_checked += 1;
-    let envelope = match parse(run) {
+    let envelope = match parsed {
         Ok(envelope) => Some(envelope),
         Err(reason) => {
-            out.json.fail(run, reason);
+            out.json.fail(run, reason.clone());
             None
         }
     };
@@ -68,7 +68,7 @@ fn judge_run(out: &mut EnvelopeOutcomes, run: &Judged<'_>) {
             out.exit_codes.fail(run, exit_code_problem(code))
         }
         Exit::Code(code) => {
-            if let Some(declared) = envelope.as_ref().and_then(|e| e.pointer("/meta/exit_code")) {
+            if let Some(declared) = envelope.and_then(|e| e.pointer("/meta/exit_code")) {
                 if declared.as_i64() != Some(i64::from(code)) {
                     out.exit_codes.fail(
                         run,
@@ -119,8 +119,9 @@ pub fn find_ansi(bytes: &[u8]) -> Option<usize> {
     None
 }
 
-/// stdout as exactly one JSON object that validates as a ResponseEnvelope.
-pub fn parse(run: &Judged<'_>) -> Result<Value, String> {
+/// stdout as exactly one JSON object that validates as a ResponseEnvelope. Checks
+/// read it through [`Context::envelope`](super::Context::envelope), which parses once.
+pub(super) fn parse(run: &Judged<'_>) -> Result<Value, String> {
     let out = &run.record.stdout;
     if out.truncated {
         return Err(format!(

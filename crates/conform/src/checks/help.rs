@@ -1,7 +1,6 @@
 //! `help_off_stdout`: `--help` exits 0 and keeps prose off a non-TTY stdout (empty
 //! stdout or an envelope).
 
-use super::envelope::parse;
 use super::{CheckId, Context, Outcome};
 use crate::plan::RunRole;
 
@@ -16,7 +15,7 @@ pub fn judge(ctx: &Context<'_>) -> Outcome {
     match run.record.exit_code() {
         Some(0) => {
             let stdout = &run.record.stdout.bytes;
-            if !stdout.iter().all(u8::is_ascii_whitespace) && parse(&run).is_err() {
+            if !stdout.iter().all(u8::is_ascii_whitespace) && ctx.envelope(&run).is_err() {
                 outcome.fail(
                     &run,
                     format!(
@@ -26,21 +25,10 @@ pub fn judge(ctx: &Context<'_>) -> Outcome {
                 );
             }
         }
-        code => outcome.fail(
+        _ => outcome.fail(
             &run,
-            format!("--help {}, expected exit 0", describe_exit(code, &run)),
+            format!("--help {}, expected exit 0", run.describe_exit()),
         ),
     }
     outcome
-}
-
-/// "exited 1" or "was killed by SIGSEGV".
-pub fn describe_exit(code: Option<i32>, run: &super::Judged<'_>) -> String {
-    match (code, run.record.exit) {
-        (Some(c), _) => format!("exited {c}"),
-        (None, crate::exec::Exit::Signal(n)) => {
-            format!("was killed by {}", super::evidence::signal_name(n))
-        }
-        (None, _) => "ended without an exit status".to_string(),
-    }
 }

@@ -1,7 +1,6 @@
 //! `invalid_input_exit_2`: every invalid probe exits exactly 2 (REQ-F-002: 2 means
 //! "validation failed, nothing happened").
 
-use super::help::describe_exit;
 use super::{CheckId, Context, Outcome};
 use crate::plan::RunRole;
 use crate::profile::ProbeKind;
@@ -17,7 +16,7 @@ pub fn judge(ctx: &Context<'_>) -> Outcome {
         |r| matches!(r, RunRole::Closed { probe } if probes[*probe].kind == ProbeKind::Invalid),
     );
     for run in runs {
-        if run.record.timed_out || run.record.spawn_error.is_some() {
+        if !run.finished() {
             continue; // no_hang_stdin_closed reports it
         }
         outcome.runs_checked += 1;
@@ -33,10 +32,7 @@ pub fn judge(ctx: &Context<'_>) -> Outcome {
             };
             outcome.fail(
                 &run,
-                format!(
-                    "{} for invalid input, expected 2{why}",
-                    describe_exit(code, &run)
-                ),
+                format!("{} for invalid input, expected 2{why}", run.describe_exit()),
             );
         }
     }

@@ -3,42 +3,44 @@
 
 use serde_json::Value;
 
-use super::envelope::parse;
-use super::help::describe_exit;
 use super::{schemas, CheckId, Context, Judged, Outcome};
 use crate::plan::RunRole;
 
-pub fn judge(ctx: &Context<'_>) -> Outcome {
+/// Judge `manifest_valid`; also return the manifest's `data` when it is valid, for
+/// the checks that read it (profile_consistency), so it is validated once.
+pub fn judge<'c>(ctx: &'c Context<'_>) -> (Outcome, Option<&'c Value>) {
     let mut outcome = Outcome::new(CheckId::ManifestValid);
     if ctx.profile.profile.manifest.is_none() {
         outcome.skip("profile declares no manifest command");
-        return outcome;
+        return (outcome, None);
     }
     let Some(run) = ctx.run(&RunRole::Manifest) else {
-        return outcome;
+        return (outcome, None);
     };
     if !outcome.completed(&run) {
-        return outcome;
+        return (outcome, None);
     }
-    if let Err(detail) = manifest_data(&run) {
-        outcome.fail(&run, detail);
+    match manifest_data(ctx, &run) {
+        Ok(data) => (outcome, Some(data)),
+        Err(detail) => {
+            outcome.fail(&run, detail);
+            (outcome, None)
+        }
     }
-    outcome
 }
 
 /// The manifest run's `data`, when the run exited 0 with a valid envelope whose data
 /// is a valid ManifestResponse.
-pub fn manifest_data(run: &Judged<'_>) -> Result<Value, String> {
-    let envelope = parse(run)?;
-    let code = run.record.exit_code();
-    if code != Some(0) {
+fn manifest_data<'c>(ctx: &'c Context<'_>, run: &Judged<'_>) -> Result<&'c Value, String> {
+    let envelope = ctx.envelope(run).as_ref().map_err(Clone::clone)?;
+    if run.record.exit_code() != Some(0) {
         return Err(format!(
             "the manifest command {}, expected 0",
-            describe_exit(code, run)
+            run.describe_exit()
         ));
     }
-    let data = envelope.get("data").cloned().unwrap_or(Value::Null);
-    let errors = schemas::manifest_errors(&data);
+    let data = envelope.get("data").unwrap_or(&Value::Null);
+    let errors = schemas::manifest_errors(data);
     if errors.is_empty() {
         Ok(data)
     } else {

@@ -15,12 +15,14 @@ mod stream;
 pub mod evidence;
 pub mod schemas;
 
+use std::cell::OnceCell;
 use std::collections::BTreeSet;
 
 use serde::Serialize;
+use serde_json::Value;
 
-use crate::exec::RunRecord;
-use crate::plan::{Plan, PlannedRun, RunRole};
+use crate::exec::{Exit, RunRecord};
+use crate::plan::{Plan, PlannedRun, RunIndex, RunRole};
 use crate::profile::LoadedProfile;
 use crate::schedule::Records;
 
@@ -178,7 +180,7 @@ impl Outcome {
                 run,
                 format!(
                     "no exit within the {}s limit; the kit killed its process group",
-                    seconds(run.planned.spec.limit.as_secs_f64())
+                    run.planned.spec.limit.as_secs_f64()
                 ),
             );
             return false;
@@ -187,16 +189,30 @@ impl Outcome {
     }
 }
 
-/// `5` rather than `5.0`, `0.5` as is.
-pub fn seconds(s: f64) -> String {
-    format!("{s}")
-}
-
 /// A made run with its plan entry.
 #[derive(Debug, Clone, Copy)]
 pub struct Judged<'a> {
+    pub index: RunIndex,
     pub planned: &'a PlannedRun,
     pub record: &'a RunRecord,
+}
+
+impl Judged<'_> {
+    /// The tool exited on its own: it was started and did not hit the limit. Runs
+    /// that did not are reported by the check that owns them (a hang check,
+    /// `dry_run_preview`, ...), not judged again elsewhere.
+    pub fn finished(&self) -> bool {
+        !self.record.timed_out && self.record.spawn_error.is_none()
+    }
+
+    /// "exited 1", "was killed by SIGSEGV": how the run ended, for details.
+    pub fn describe_exit(&self) -> String {
+        match self.record.exit {
+            Exit::Code(code) => format!("exited {code}"),
+            Exit::Signal(n) => format!("was killed by {}", evidence::signal_name(n)),
+            Exit::Unknown => "ended without an exit status".to_string(),
+        }
+    }
 }
 
 /// Everything the checks read.
@@ -204,18 +220,35 @@ pub struct Context<'a> {
     pub profile: &'a LoadedProfile,
     pub plan: &'a Plan,
     pub records: &'a Records,
+    /// Each run's stdout parsed and validated as an envelope, at most once: several
+    /// checks read the same runs.
+    envelopes: Vec<OnceCell<Result<Value, String>>>,
 }
 
 impl<'a> Context<'a> {
+    pub fn new(profile: &'a LoadedProfile, plan: &'a Plan, records: &'a Records) -> Self {
+        Context {
+            profile,
+            plan,
+            records,
+            envelopes: vec![OnceCell::new(); records.len()],
+        }
+    }
+
     /// Made runs with a role matching `select`, in plan order.
     pub fn runs(&self, select: impl Fn(&RunRole) -> bool) -> Vec<Judged<'a>> {
         self.plan
             .runs
             .iter()
             .zip(self.records.iter())
-            .filter(|(planned, _)| select(&planned.role))
-            .filter_map(|(planned, record)| {
-                record.as_ref().map(|record| Judged { planned, record })
+            .enumerate()
+            .filter(|(_, (planned, _))| select(&planned.role))
+            .filter_map(|(index, (planned, record))| {
+                record.as_ref().map(|record| Judged {
+                    index,
+                    planned,
+                    record,
+                })
             })
             .collect()
     }
@@ -224,37 +257,57 @@ impl<'a> Context<'a> {
     pub fn run(&self, role: &RunRole) -> Option<Judged<'a>> {
         self.runs(|r| r == role).into_iter().next()
     }
+
+    /// The run's stdout as exactly one valid ResponseEnvelope, or why it is not.
+    pub fn envelope(&self, run: &Judged<'_>) -> &Result<Value, String> {
+        self.envelopes[run.index].get_or_init(|| envelope::parse(run))
+    }
 }
 
 /// Judge the selected checks over the records of a plan's runs, in catalog order.
 pub fn judge(ctx: &Context<'_>, selected: &BTreeSet<CheckId>) -> Vec<Outcome> {
-    let mut outcomes: Vec<Outcome> = Vec::new();
-    let envelope_outcomes = envelope::judge(ctx);
-    let stream_outcomes = stream::judge(ctx);
-    let destructive_outcomes = destructive::judge(ctx);
-    for spec in CATALOG {
-        if !selected.contains(&spec.id) {
-            continue;
-        }
-        let outcome = match spec.id {
-            CheckId::NoHangStdinClosed => hang::judge_closed(ctx),
-            CheckId::NoHangStdinOpen => hang::judge_open(ctx),
-            CheckId::JsonEnvelope => envelope_outcomes.json.clone(),
-            CheckId::ExitCodeContract => envelope_outcomes.exit_codes.clone(),
-            CheckId::StdoutNoAnsi => envelope_outcomes.ansi.clone(),
-            CheckId::NoColorHonored => color::judge(ctx),
-            CheckId::HelpOffStdout => help::judge(ctx),
-            CheckId::InvalidInputExit2 => invalid::judge(ctx),
-            CheckId::DryRunPreview => destructive_outcomes.preview.clone(),
-            CheckId::DestructiveRefusesUnconfirmed => destructive_outcomes.refuses.clone(),
-            CheckId::ManifestValid => manifest::judge(ctx),
-            CheckId::ArgumentOrder => argument_order::judge(ctx),
-            CheckId::StreamContract => stream_outcomes.contract.clone(),
-            CheckId::StreamSigint => stream_outcomes.sigint.clone(),
-            CheckId::ProfileConsistency => profile_consistency::judge(ctx),
-            CheckId::DryRunStable => destructive_outcomes.stable.clone(),
-        };
-        outcomes.push(outcome);
-    }
+    let envelope = envelope::judge(ctx);
+    let destructive = destructive::judge(ctx);
+    let stream = stream::judge(ctx);
+    let (manifest_valid, manifest) = manifest::judge(ctx);
+    let all = [
+        hang::judge_closed(ctx),
+        hang::judge_open(ctx),
+        envelope.json,
+        envelope.exit_codes,
+        envelope.ansi,
+        color::judge(ctx),
+        help::judge(ctx),
+        invalid::judge(ctx),
+        destructive.preview,
+        destructive.refuses,
+        manifest_valid,
+        argument_order::judge(ctx),
+        stream.contract,
+        stream.sigint,
+        profile_consistency::judge(ctx, manifest),
+        destructive.stable,
+    ];
+    // Judging a check nothing was planned for costs nothing; filtering afterwards
+    // keeps one list in catalog order.
+    let mut outcomes: Vec<Outcome> = all
+        .into_iter()
+        .filter(|o| selected.contains(&o.id))
+        .collect();
+    outcomes.sort_by_key(|o| o.id);
     outcomes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_catalog_lists_every_check_in_declaration_order() {
+        for (index, spec) in CATALOG.iter().enumerate() {
+            assert_eq!(spec.id as usize, index, "{}", spec.name);
+            assert_eq!(CheckId::from_name(spec.name), Some(spec.id));
+        }
+        assert_eq!(CheckId::all().len(), CATALOG.len());
+    }
 }

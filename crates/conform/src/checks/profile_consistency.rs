@@ -4,27 +4,20 @@
 
 use serde_json::{Map, Value};
 
-use super::manifest::manifest_data;
 use super::{CheckId, Context, Outcome};
 use crate::plan::RunRole;
 use crate::profile::{Probe, ProbeKind};
 
-pub fn judge(ctx: &Context<'_>) -> Outcome {
+/// `manifest` is the tool's manifest data when `manifest_valid` passed.
+pub fn judge(ctx: &Context<'_>, manifest: Option<&Value>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::ProfileConsistency);
     if ctx.profile.profile.manifest.is_none() {
         outcome.skip("profile declares no manifest command");
         return outcome;
     }
-    let Some(run) = ctx.run(&RunRole::Manifest) else {
-        outcome.skip("the manifest run was not made");
+    let (Some(run), Some(manifest)) = (ctx.run(&RunRole::Manifest), manifest) else {
+        outcome.skip("the tool gave no valid manifest (manifest_valid reports why)");
         return outcome;
-    };
-    let manifest = match (run.record.timed_out, manifest_data(&run)) {
-        (false, Ok(manifest)) => manifest,
-        _ => {
-            outcome.skip("the tool gave no valid manifest (manifest_valid reports why)");
-            return outcome;
-        }
     };
     let empty = Map::new();
     let commands = manifest

@@ -5,8 +5,7 @@
 
 use serde_json::Value;
 
-use super::help::describe_exit;
-use super::{schemas, seconds, CheckId, Context, Judged, Outcome};
+use super::{schemas, CheckId, Context, Judged, Outcome};
 use crate::plan::RunRole;
 
 pub struct StreamOutcomes {
@@ -17,21 +16,42 @@ pub struct StreamOutcomes {
 /// At most this many line problems are reported per stream run.
 const REPORTED_PROBLEMS: usize = 3;
 
+/// What a JSON object line of a stream is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineKind {
+    Item,
+    Heartbeat,
+    Terminal,
+}
+
 /// A stream's stdout, classified line by line.
 #[derive(Debug, Default)]
 pub struct ParsedStream {
     pub lines: usize,
-    /// Item lines (not heartbeats, not the terminal line), in order.
-    pub items: Vec<Value>,
-    pub terminal: Option<Value>,
-    pub terminal_line: Option<usize>,
+    /// The JSON object lines up to and including the terminal line: line number,
+    /// kind, value.
+    objects: Vec<(usize, LineKind, Value)>,
+    /// Every way the stream breaks the line contract, numbering included.
     pub problems: Vec<String>,
 }
 
 impl ParsedStream {
+    fn items(&self) -> impl Iterator<Item = &Value> {
+        self.objects
+            .iter()
+            .filter(|(_, kind, _)| *kind == LineKind::Item)
+            .map(|(_, _, v)| v)
+    }
+
+    fn terminal(&self) -> Option<&Value> {
+        self.objects
+            .iter()
+            .find(|(_, kind, _)| *kind == LineKind::Terminal)
+            .map(|(_, _, v)| v)
+    }
+
     fn is_summary(&self) -> bool {
-        self.terminal
-            .as_ref()
+        self.terminal()
             .is_some_and(|t| t.get("_summary") == Some(&Value::Bool(true)))
     }
 }
@@ -52,7 +72,11 @@ pub fn parse_stream(bytes: &[u8]) -> ParsedStream {
     parsed.lines = all.len();
     for (index, raw) in all.iter().enumerate() {
         let number = index + 1;
-        if let Some(terminal) = parsed.terminal_line {
+        if let Some(&(terminal, _, _)) = parsed
+            .objects
+            .iter()
+            .find(|(_, k, _)| *k == LineKind::Terminal)
+        {
             parsed.problems.push(format!(
                 "line {number} follows the terminal line {terminal}; a stream ends with exactly one terminal line"
             ));
@@ -86,9 +110,8 @@ pub fn parse_stream(bytes: &[u8]) -> ParsedStream {
                 .push(format!("line {number} is JSON but not an object"));
             continue;
         }
-        if document.get("_summary") == Some(&Value::Bool(true)) {
-            parsed.terminal = Some(document);
-            parsed.terminal_line = Some(number);
+        let kind = if document.get("_summary") == Some(&Value::Bool(true)) {
+            LineKind::Terminal
         } else if document.get("ok").is_some_and(Value::is_boolean)
             && document.get("error").is_some()
         {
@@ -103,12 +126,16 @@ pub fn parse_stream(bytes: &[u8]) -> ParsedStream {
                     "line {number} has ok: true beside error; a stream's error line is an envelope with ok: false"
                 ));
             }
-            parsed.terminal = Some(document);
-            parsed.terminal_line = Some(number);
-        } else if document.get("heartbeat") != Some(&Value::Bool(true)) {
-            parsed.items.push(document);
-        }
+            LineKind::Terminal
+        } else if document.get("heartbeat") == Some(&Value::Bool(true)) {
+            LineKind::Heartbeat
+        } else {
+            LineKind::Item
+        };
+        parsed.objects.push((number, kind, document));
     }
+    let numbering = numbering_problems(&parsed);
+    parsed.problems.extend(numbering);
     parsed
 }
 
@@ -116,37 +143,23 @@ pub fn parse_stream(bytes: &[u8]) -> ParsedStream {
 /// 1, 2, 3...; heartbeats and the terminal line have none; the summary's `_count`
 /// equals the items and an error terminal's `meta.items_emitted` the last `_seq`.
 /// Without `_seq` on the first item, no line carries it.
-fn numbering_problems(bytes: &[u8], parsed: &ParsedStream) -> Vec<String> {
+fn numbering_problems(parsed: &ParsedStream) -> Vec<String> {
     let mut problems = Vec::new();
     let numbered = parsed
-        .items
-        .first()
+        .items()
+        .next()
         .is_some_and(|i| i.get("_seq").is_some());
     let mut item_index = 0u64;
-    for (index, raw) in lines(bytes).iter().enumerate() {
-        let number = index + 1;
-        let Ok(line) = serde_json::from_slice::<Value>(raw) else {
-            continue;
-        };
-        let Some(obj) = line.as_object() else {
-            continue;
-        };
-        let is_terminal = Some(number) == parsed.terminal_line;
-        let is_heartbeat = obj.get("heartbeat") == Some(&Value::Bool(true));
-        let seq = obj.get("_seq");
-        if !numbered || is_terminal || is_heartbeat {
+    for (number, kind, line) in &parsed.objects {
+        let seq = line.get("_seq");
+        if !numbered || *kind != LineKind::Item {
             if seq.is_some() {
-                let what = if is_terminal {
-                    "the terminal line"
-                } else if is_heartbeat {
-                    "a heartbeat line"
-                } else {
-                    "an item of a stream whose first item has no _seq"
+                let what = match kind {
+                    LineKind::Terminal => "the terminal line",
+                    LineKind::Heartbeat => "a heartbeat line",
+                    LineKind::Item => "an item of a stream whose first item has no _seq",
                 };
                 problems.push(format!("line {number} carries _seq but is {what}"));
-            }
-            if is_terminal {
-                break;
             }
             continue;
         }
@@ -158,8 +171,8 @@ fn numbering_problems(bytes: &[u8], parsed: &ParsedStream) -> Vec<String> {
         }
     }
     if numbered {
-        let count = parsed.items.len() as u64;
-        if let Some(terminal) = &parsed.terminal {
+        let count = parsed.items().count() as u64;
+        if let Some(terminal) = parsed.terminal() {
             if parsed.is_summary() {
                 match terminal.get("_count").and_then(Value::as_u64) {
                     Some(c) if c == count => {}
@@ -168,7 +181,7 @@ fn numbering_problems(bytes: &[u8], parsed: &ParsedStream) -> Vec<String> {
                 }
             } else {
                 let last = parsed
-                    .items
+                    .items()
                     .last()
                     .and_then(|i| i.get("_seq"))
                     .and_then(Value::as_u64)
@@ -205,16 +218,17 @@ pub fn judge(ctx: &Context<'_>) -> StreamOutcomes {
         let RunRole::Stream { probe } = run.planned.role else {
             continue;
         };
-        let deadline = seconds(run.planned.spec.limit.as_secs_f64());
-        contract(&mut out.contract, &run, &deadline);
+        let deadline = run.planned.spec.limit.as_secs_f64();
+        let parsed = parse_stream(&run.record.stdout.bytes);
+        contract(&mut out.contract, &run, &parsed, deadline);
         if let Some(after_lines) = probes[probe].after_lines {
-            sigint(&mut out.sigint, &run, after_lines, &deadline);
+            sigint(&mut out.sigint, &run, &parsed, after_lines, deadline);
         }
     }
     out
 }
 
-fn contract(outcome: &mut Outcome, run: &Judged<'_>, deadline: &str) {
+fn contract(outcome: &mut Outcome, run: &Judged<'_>, parsed: &ParsedStream, deadline: f64) {
     outcome.runs_checked += 1;
     if let Some(error) = &run.record.spawn_error {
         outcome.fail(run, format!("the tool could not be started: {error}"));
@@ -231,9 +245,7 @@ fn contract(outcome: &mut Outcome, run: &Judged<'_>, deadline: &str) {
             ),
         );
     }
-    let parsed = parse_stream(&stdout.bytes);
-    let mut problems = parsed.problems.clone();
-    problems.extend(numbering_problems(&stdout.bytes, &parsed));
+    let problems = &parsed.problems;
     for problem in problems.iter().take(REPORTED_PROBLEMS) {
         outcome.fail(run, problem.clone());
     }
@@ -248,13 +260,13 @@ fn contract(outcome: &mut Outcome, run: &Judged<'_>, deadline: &str) {
     }
     let code = run.record.exit_code();
     if run.record.timed_out {
-        let seen = if parsed.terminal.is_some() {
+        let seen = if parsed.terminal().is_some() {
             "its terminal line".to_string()
         } else {
             format!("{} lines and no terminal line", parsed.lines)
         };
         outcome.fail(run, format!("still running at the {deadline}s deadline after {seen}; the kit killed its process group"));
-    } else if parsed.terminal.is_none() {
+    } else if parsed.terminal().is_none() {
         outcome.fail(
             run,
             format!(
@@ -268,31 +280,32 @@ fn contract(outcome: &mut Outcome, run: &Judged<'_>, deadline: &str) {
                 run,
                 format!(
                     "the stream ended on its summary line but {}, expected 0",
-                    describe_exit(code, run)
+                    run.describe_exit()
                 ),
             );
         }
-    } else if let Some(declared) = parsed
-        .terminal
-        .as_ref()
-        .and_then(|t| t.pointer("/meta/exit_code"))
-    {
+    } else if let Some(declared) = parsed.terminal().and_then(|t| t.pointer("/meta/exit_code")) {
         if code.map(i64::from) != declared.as_i64() {
             outcome.fail(
                 run,
-                format!("the terminal error envelope declares meta.exit_code {declared} but the process {}", describe_exit(code, run)),
+                format!("the terminal error envelope declares meta.exit_code {declared} but the process {}", run.describe_exit()),
             );
         }
     }
 }
 
-fn sigint(outcome: &mut Outcome, run: &Judged<'_>, after_lines: u64, deadline: &str) {
+fn sigint(
+    outcome: &mut Outcome,
+    run: &Judged<'_>,
+    parsed: &ParsedStream,
+    after_lines: u64,
+    deadline: f64,
+) {
     outcome.runs_checked += 1;
     if let Some(error) = &run.record.spawn_error {
         outcome.fail(run, format!("the tool could not be started: {error}"));
         return;
     }
-    let parsed = parse_stream(&run.record.stdout.bytes);
     if !run.record.signal_sent {
         let detail = if run.record.timed_out {
             format!(
@@ -323,11 +336,11 @@ fn sigint(outcome: &mut Outcome, run: &Judged<'_>, after_lines: u64, deadline: &
             run,
             format!(
                 "{} after SIGINT, expected 130 (128 + SIGINT, REQ-F-069)",
-                describe_exit(code, run)
+                run.describe_exit()
             ),
         );
     }
-    match &parsed.terminal {
+    match parsed.terminal() {
         None => outcome.fail(run, "no terminal line after SIGINT; expected an error envelope with error.code CANCELLED"),
         Some(_) if parsed.is_summary() => outcome.fail(
             run,
@@ -362,10 +375,7 @@ mod tests {
     use super::*;
 
     fn problems(text: &str) -> Vec<String> {
-        let parsed = parse_stream(text.as_bytes());
-        let mut all = parsed.problems.clone();
-        all.extend(numbering_problems(text.as_bytes(), &parsed));
-        all
+        parse_stream(text.as_bytes()).problems
     }
 
     #[test]
