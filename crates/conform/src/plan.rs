@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use crate::checks::CheckId;
 use crate::exec::{Interrupt, RunSpec, StdinMode};
-use crate::profile::{LoadedProfile, Probe, ProbeKind};
+use crate::profile::{ArgumentOrder, LoadedProfile, Probe, ProbeKind};
 
 /// Index of a run in [`Plan::runs`].
 pub type RunIndex = usize;
@@ -176,11 +176,52 @@ impl Needs {
 /// Plan the runs the selected checks need.
 pub fn plan(loaded: &LoadedProfile, checks: &BTreeSet<CheckId>, options: RunOptions) -> Plan {
     let needs = Needs::of(checks);
-    let profile = &loaded.profile;
-    let limit = Duration::from_secs_f64(profile.timeout_seconds);
-    let spec =
-        |argv: Vec<String>, stdin: StdinMode, env: &[(&str, &str)], limit: Duration| RunSpec {
-            program: loaded.program.clone(),
+    let mut planner = Planner {
+        loaded,
+        options,
+        runs: Vec::new(),
+    };
+    let mut destructive_runs = Vec::new();
+    for (index, probe) in loaded.profile.probes.iter().enumerate() {
+        match probe.kind {
+            ProbeKind::Stream if needs.stream => planner.stream(index, probe),
+            ProbeKind::Stream => {}
+            _ if needs.closed => {
+                let runs = planner.probe(index, probe, needs);
+                if probe.kind == ProbeKind::Destructive {
+                    destructive_runs.extend(runs);
+                }
+            }
+            _ => {}
+        }
+    }
+    if needs.help {
+        let spec = planner.spec(vec!["--help".into()]);
+        planner.add("--help".into(), RunRole::Help, spec, vec![], None);
+    }
+    if let (true, Some(manifest)) = (needs.manifest, &loaded.profile.manifest) {
+        let spec = planner.spec(manifest.clone());
+        planner.add("manifest".into(), RunRole::Manifest, spec, vec![], None);
+    }
+    if let (true, Some(order)) = (needs.order, &loaded.profile.argument_order) {
+        planner.argument_order(order, &destructive_runs);
+    }
+    Plan { runs: planner.runs }
+}
+
+/// Builds the run list. Every run starts as a stdin-closed run of the profile's
+/// command with the profile's limit; each kind of run changes what differs.
+struct Planner<'p> {
+    loaded: &'p LoadedProfile,
+    options: RunOptions,
+    runs: Vec<PlannedRun>,
+}
+
+impl Planner<'_> {
+    fn spec(&self, argv: Vec<String>) -> RunSpec {
+        let profile = &self.loaded.profile;
+        RunSpec {
+            program: self.loaded.program.clone(),
             args: profile
                 .command
                 .iter()
@@ -188,216 +229,195 @@ pub fn plan(loaded: &LoadedProfile, checks: &BTreeSet<CheckId>, options: RunOpti
                 .cloned()
                 .chain(argv)
                 .collect(),
-            cwd: loaded.dir.clone(),
-            env_set: env
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            stdin,
-            limit,
-            capture_limit: options.capture_limit,
+            cwd: self.loaded.dir.clone(),
+            env_set: Vec::new(),
+            stdin: StdinMode::Closed,
+            limit: Duration::from_secs_f64(profile.timeout_seconds),
+            capture_limit: self.options.capture_limit,
             stream: false,
             interrupt: None,
-        };
-    let mut runs: Vec<PlannedRun> = Vec::new();
-    let push = |runs: &mut Vec<PlannedRun>,
-                label: String,
-                role: RunRole,
-                spec: RunSpec,
-                after: Vec<RunIndex>,
-                gate| {
-        runs.push(PlannedRun {
+        }
+    }
+
+    fn add(
+        &mut self,
+        label: String,
+        role: RunRole,
+        spec: RunSpec,
+        after: Vec<RunIndex>,
+        gate: Option<RunIndex>,
+    ) -> RunIndex {
+        self.runs.push(PlannedRun {
             label,
             role,
             spec,
             after,
             gate,
         });
-        runs.len() - 1
-    };
-    let mut destructive_runs = Vec::new();
+        self.runs.len() - 1
+    }
 
-    for (index, probe) in profile.probes.iter().enumerate() {
-        if probe.kind == ProbeKind::Stream {
-            if needs.stream {
-                push(
-                    &mut runs,
-                    stream_label(probe),
-                    RunRole::Stream { probe: index },
-                    RunSpec {
-                        limit: probe
-                            .deadline_seconds
-                            .map_or(limit, Duration::from_secs_f64),
-                        stream: true,
-                        interrupt: probe
-                            .after_lines
-                            .map(|after_lines| Interrupt { after_lines }),
-                        ..spec(probe.argv.clone(), StdinMode::Closed, &[], limit)
-                    },
-                    vec![],
-                    None,
-                );
-            }
-            continue;
-        }
-        if !needs.closed {
-            continue;
-        }
-        let destructive = probe.kind == ProbeKind::Destructive;
-        let closed = push(
-            &mut runs,
-            probe.name.clone(),
-            RunRole::Closed { probe: index },
-            spec(probe.argv.clone(), StdinMode::Closed, &[], limit),
+    fn stream(&mut self, index: usize, probe: &Probe) {
+        let base = self.spec(probe.argv.clone());
+        let spec = RunSpec {
+            limit: probe
+                .deadline_seconds
+                .map_or(base.limit, Duration::from_secs_f64),
+            stream: true,
+            interrupt: probe
+                .after_lines
+                .map(|after_lines| Interrupt { after_lines }),
+            ..base
+        };
+        self.add(
+            stream_label(probe),
+            RunRole::Stream { probe: index },
+            spec,
             vec![],
             None,
         );
-        let mut mine = vec![closed];
+    }
+
+    /// A read, invalid or destructive probe: its stdin-closed run, then the runs that
+    /// wait for it. Returns every run planned for the probe.
+    fn probe(&mut self, index: usize, probe: &Probe, needs: Needs) -> Vec<RunIndex> {
+        let name = &probe.name;
+        let closed_spec = self.spec(probe.argv.clone());
+        let closed = self.add(
+            name.clone(),
+            RunRole::Closed { probe: index },
+            closed_spec,
+            vec![],
+            None,
+        );
+        let mut planned = vec![closed];
         if needs.open {
-            mine.push(push(
-                &mut runs,
-                probe.name.clone(),
+            let spec = RunSpec {
+                stdin: StdinMode::Open,
+                ..self.spec(probe.argv.clone())
+            };
+            planned.push(self.add(
+                name.clone(),
                 RunRole::Open { probe: index },
-                spec(probe.argv.clone(), StdinMode::Open, &[], limit),
+                spec,
                 vec![closed],
                 Some(closed),
             ));
         }
         if needs.no_color {
-            mine.push(push(
-                &mut runs,
-                probe.name.clone(),
+            let spec = RunSpec {
+                env_set: vec![("NO_COLOR".into(), "1".into())],
+                ..self.spec(probe.argv.clone())
+            };
+            planned.push(self.add(
+                name.clone(),
                 RunRole::NoColor { probe: index },
-                spec(
-                    probe.argv.clone(),
-                    StdinMode::Closed,
-                    &[("NO_COLOR", "1")],
-                    limit,
-                ),
+                spec,
                 vec![closed],
                 Some(closed),
             ));
         }
-        if let (true, true, Some(flag)) = (destructive, needs.preview, probe.dry_run_flag.as_ref())
-        {
-            let mut argv = probe.argv.clone();
-            argv.push(flag.clone());
-            let label = format!("{} {flag}", probe.name);
-            let first = push(
-                &mut runs,
-                label.clone(),
-                RunRole::Preview {
-                    probe: index,
-                    second: false,
-                },
-                spec(argv.clone(), StdinMode::Closed, &[], limit),
-                vec![closed],
-                Some(closed),
-            );
-            mine.push(first);
+        let preview_flag = probe
+            .dry_run_flag
+            .as_ref()
+            .filter(|_| probe.kind == ProbeKind::Destructive);
+        if let (true, Some(flag)) = (needs.preview, preview_flag) {
+            let argv: Vec<String> = probe.argv.iter().cloned().chain([flag.clone()]).collect();
+            let label = format!("{name} {flag}");
+            let role = RunRole::Preview {
+                probe: index,
+                second: false,
+            };
+            let spec = self.spec(argv.clone());
+            let first = self.add(label.clone(), role, spec, vec![closed], Some(closed));
+            planned.push(first);
             if needs.second_preview {
-                mine.push(push(
-                    &mut runs,
+                let role = RunRole::Preview {
+                    probe: index,
+                    second: true,
+                };
+                let spec = self.spec(argv);
+                // After the first: a preview that acts must be seen to change state.
+                planned.push(self.add(
                     format!("{label} (second preview)"),
-                    RunRole::Preview {
-                        probe: index,
-                        second: true,
-                    },
-                    spec(argv, StdinMode::Closed, &[], limit),
+                    role,
+                    spec,
                     vec![first],
                     Some(closed),
                 ));
             }
         }
-        if destructive {
-            destructive_runs.extend(mine);
-        }
+        planned
     }
 
-    if needs.help {
-        push(
-            &mut runs,
-            "--help".into(),
-            RunRole::Help,
-            spec(vec!["--help".into()], StdinMode::Closed, &[], limit),
-            vec![],
-            None,
-        );
-    }
-    if let (true, Some(manifest)) = (needs.manifest, profile.manifest.as_ref()) {
-        push(
-            &mut runs,
-            "manifest".into(),
-            RunRole::Manifest,
-            spec(manifest.clone(), StdinMode::Closed, &[], limit),
-            vec![],
-            None,
-        );
-    }
-    if let (true, Some(order)) = (needs.order, profile.argument_order.as_ref()) {
-        let g = &order.global_flag;
-        let c = &order.command_path;
-        let l = &order.local_args;
-        let cat = |parts: &[&[String]]| parts.concat();
-        let one = |s: &String| vec![s.clone()];
+    /// The argument-order runs (G = global flag, v = value, C = command path,
+    /// L = local args, P = positional), each waiting for every destructive run.
+    fn argument_order(&mut self, order: &ArgumentOrder, destructive_runs: &[RunIndex]) {
+        let (g, c, l) = (&order.global_flag, &order.command_path, &order.local_args);
+        let add = |planner: &mut Self, label: String, kind: OrderRun, argv: Vec<String>| {
+            let spec = planner.spec(argv);
+            planner.add(
+                label,
+                RunRole::Order(kind),
+                spec,
+                destructive_runs.to_vec(),
+                None,
+            );
+        };
         for alternate in [false, true] {
             let v = if alternate {
                 &order.alternate_value
             } else {
                 &order.value
             };
+            let gv = [g.clone(), v.clone()];
             for placement in Placement::ALL {
-                let gv = [g.clone(), v.clone()];
                 let argv = match placement {
-                    Placement::BeforePath => cat(&[&gv, c, l]),
-                    Placement::BetweenPathAndLocal => cat(&[c, &gv, l]),
-                    Placement::AfterLocal => cat(&[c, l, &gv]),
+                    Placement::BeforePath => [&gv[..], c, l].concat(),
+                    Placement::BetweenPathAndLocal => [c, &gv[..], l].concat(),
+                    Placement::AfterLocal => [c, l, &gv[..]].concat(),
                 };
-                push(
-                    &mut runs,
-                    format!("argument_order {g} {v} {}", placement.describe()),
-                    RunRole::Order(OrderRun::Placement {
+                let label = format!("argument_order {g} {v} {}", placement.describe());
+                add(
+                    self,
+                    label,
+                    OrderRun::Placement {
                         placement,
                         alternate,
-                    }),
-                    spec(argv, StdinMode::Closed, &[], limit),
-                    destructive_runs.clone(),
-                    None,
+                    },
+                    argv,
                 );
             }
         }
-        let conflict = cat(&[
-            &[g.clone(), order.value.clone()],
+        let conflict = [
+            &[g.clone(), order.value.clone()][..],
             c,
             l,
             &[g.clone(), order.alternate_value.clone()],
-        ]);
-        push(
-            &mut runs,
+        ]
+        .concat();
+        add(
+            self,
             format!("argument_order conflicting {g}"),
-            RunRole::Order(OrderRun::Conflict),
-            spec(conflict, StdinMode::Closed, &[], limit),
-            destructive_runs.clone(),
-            None,
+            OrderRun::Conflict,
+            conflict,
         );
         if let Some(p) = &order.positional {
+            let p = [p.clone()];
             for (kind, argv) in [
-                (OrderRun::LocalAfterPositional, cat(&[c, &one(p), l])),
-                (OrderRun::LocalBeforePositional, cat(&[c, l, &one(p)])),
-                (OrderRun::PositionalOnly, cat(&[c, &one(p)])),
+                (OrderRun::LocalAfterPositional, [c, &p[..], l].concat()),
+                (OrderRun::LocalBeforePositional, [c, l, &p[..]].concat()),
+                (OrderRun::PositionalOnly, [c, &p[..]].concat()),
             ] {
-                push(
-                    &mut runs,
+                add(
+                    self,
                     format!("argument_order {}", kind.describe()),
-                    RunRole::Order(kind),
-                    spec(argv, StdinMode::Closed, &[], limit),
-                    destructive_runs.clone(),
-                    None,
+                    kind,
+                    argv,
                 );
             }
         }
     }
-    Plan { runs }
 }
 
 pub fn stream_label(probe: &Probe) -> String {

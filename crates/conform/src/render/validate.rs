@@ -1,6 +1,5 @@
 //! Rendering the result of `conform validate`.
 
-use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
@@ -150,7 +149,7 @@ pub fn to_text(report: &ValidateReport, style: Style) -> String {
 pub fn violations_text(e: &ProfileError, style: Style) -> String {
     let mut out = String::new();
     for v in &e.violations {
-        let mut location = PathBuf::from(&e.path).display().to_string();
+        let mut location = e.path.display().to_string();
         if let (Some(line), Some(column)) = (v.line, v.column) {
             location.push_str(&format!(":{line}:{column}"));
         }
