@@ -193,23 +193,42 @@ pub static GLOBAL_FLAGS: &[Flag] = &[
     switch("version", "Print the democli version and exit 0"),
 ];
 
+// Exit entries several commands share word for word.
+const DATA_UNREADABLE: ExitEntry = exit(
+    Status::GeneralError,
+    "The data file could not be read or is corrupt; nothing changed",
+    SideEffects::None,
+);
+const INVALID_ARGUMENT: ExitEntry = exit(
+    Status::ArgError,
+    "An argument or flag is invalid; nothing ran",
+    SideEffects::None,
+);
+const NO_DATA_DIR: ExitEntry = exit(
+    Status::Precondition,
+    "No data directory is known: set DEMOCLI_HOME or HOME",
+    SideEffects::None,
+);
+const INTERRUPTED_BEFORE_WRITE: ExitEntry = exit(
+    Status::Interrupted,
+    "Cancelled by SIGINT before the result was written",
+    SideEffects::Partial,
+);
+const TERMINATED_BEFORE_WRITE: ExitEntry = exit(
+    Status::Terminated,
+    "Terminated by SIGTERM before the result was written",
+    SideEffects::Partial,
+);
+
 const READ_EXITS: &[ExitEntry] = &[
     exit(Status::Success, "The result is returned", SideEffects::None),
-    exit(
-        Status::GeneralError,
-        "The data file could not be read or is corrupt; nothing changed",
-        SideEffects::None,
-    ),
+    DATA_UNREADABLE,
     exit(
         Status::ArgError,
         "An argument, flag or cursor is invalid; nothing ran",
         SideEffects::None,
     ),
-    exit(
-        Status::Precondition,
-        "No data directory is known: set DEMOCLI_HOME or HOME",
-        SideEffects::None,
-    ),
+    NO_DATA_DIR,
     exit(
         Status::Interrupted,
         "Cancelled by SIGINT; a stream ends on a CANCELLED line after the items it emitted",
@@ -228,36 +247,16 @@ const GET_EXITS: &[ExitEntry] = &[
         "The deployment is returned",
         SideEffects::None,
     ),
-    exit(
-        Status::GeneralError,
-        "The data file could not be read or is corrupt; nothing changed",
-        SideEffects::None,
-    ),
-    exit(
-        Status::ArgError,
-        "An argument or flag is invalid; nothing ran",
-        SideEffects::None,
-    ),
-    exit(
-        Status::Precondition,
-        "No data directory is known: set DEMOCLI_HOME or HOME",
-        SideEffects::None,
-    ),
+    DATA_UNREADABLE,
+    INVALID_ARGUMENT,
+    NO_DATA_DIR,
     exit(
         Status::NotFound,
         "No deployment has that ID; list them with deployments list",
         SideEffects::None,
     ),
-    exit(
-        Status::Interrupted,
-        "Cancelled by SIGINT before the result was written",
-        SideEffects::Partial,
-    ),
-    exit(
-        Status::Terminated,
-        "Terminated by SIGTERM before the result was written",
-        SideEffects::Partial,
-    ),
+    INTERRUPTED_BEFORE_WRITE,
+    TERMINATED_BEFORE_WRITE,
 ];
 
 const DELETE_EXITS: &[ExitEntry] = &[
@@ -276,11 +275,7 @@ const DELETE_EXITS: &[ExitEntry] = &[
         "Invalid input, or CONFIRMATION_REQUIRED without --yes; nothing was deleted",
         SideEffects::None,
     ),
-    exit(
-        Status::Precondition,
-        "No data directory is known: set DEMOCLI_HOME or HOME",
-        SideEffects::None,
-    ),
+    NO_DATA_DIR,
     exit(
         Status::Interrupted,
         "Cancelled by SIGINT; the write is atomic, so the data file is either old or new",
@@ -317,26 +312,10 @@ const HEALTH_EXITS: &[ExitEntry] = &[
         "The data file could not be read or is corrupt",
         SideEffects::None,
     ),
-    exit(
-        Status::ArgError,
-        "An argument or flag is invalid; nothing ran",
-        SideEffects::None,
-    ),
-    exit(
-        Status::Precondition,
-        "No data directory is known: set DEMOCLI_HOME or HOME",
-        SideEffects::None,
-    ),
-    exit(
-        Status::Interrupted,
-        "Cancelled by SIGINT before the result was written",
-        SideEffects::Partial,
-    ),
-    exit(
-        Status::Terminated,
-        "Terminated by SIGTERM before the result was written",
-        SideEffects::Partial,
-    ),
+    INVALID_ARGUMENT,
+    NO_DATA_DIR,
+    INTERRUPTED_BEFORE_WRITE,
+    TERMINATED_BEFORE_WRITE,
 ];
 
 const MANIFEST_EXITS: &[ExitEntry] = &[
@@ -345,21 +324,9 @@ const MANIFEST_EXITS: &[ExitEntry] = &[
         "The manifest is returned, or reported unchanged for a matching --etag",
         SideEffects::None,
     ),
-    exit(
-        Status::ArgError,
-        "An argument or flag is invalid; nothing ran",
-        SideEffects::None,
-    ),
-    exit(
-        Status::Interrupted,
-        "Cancelled by SIGINT before the result was written",
-        SideEffects::Partial,
-    ),
-    exit(
-        Status::Terminated,
-        "Terminated by SIGTERM before the result was written",
-        SideEffects::Partial,
-    ),
+    INVALID_ARGUMENT,
+    INTERRUPTED_BEFORE_WRITE,
+    TERMINATED_BEFORE_WRITE,
 ];
 
 const ENV_POSITIONAL: &[Positional] = &[Positional {

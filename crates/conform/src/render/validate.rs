@@ -1,6 +1,5 @@
 //! Rendering the result of `conform validate`.
 
-
 use serde_json::{json, Value};
 
 use super::style::Style;
