@@ -2,7 +2,7 @@
 //! asks of every agent-ready tool (conform passes its own profile).
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Version of conform's envelope and result documents.
 pub const RESULT_SCHEMA_VERSION: &str = "1.0";
@@ -24,8 +24,52 @@ pub enum ExitStatus {
 }
 
 impl ExitStatus {
+    /// Every exit code conform can return; its manifest declares exactly these.
+    pub const ALL: [ExitStatus; 5] = [
+        ExitStatus::Success,
+        ExitStatus::GeneralError,
+        ExitStatus::InvalidInput,
+        ExitStatus::ChecksFailed,
+        ExitStatus::Cancelled,
+    ];
+
     pub fn code(self) -> i32 {
         self as i32
+    }
+
+    /// The spec's name for the code (its exit-code table; 130 is REQ-F-069's).
+    pub fn name(self) -> &'static str {
+        match self {
+            ExitStatus::Success => "SUCCESS",
+            ExitStatus::GeneralError => "GENERAL_ERROR",
+            ExitStatus::InvalidInput => "ARG_ERROR",
+            ExitStatus::ChecksFailed => "PRECONDITION",
+            ExitStatus::Cancelled => "CANCELLED",
+        }
+    }
+
+    /// When conform exits with the code, for its manifest (at most 120 characters).
+    pub fn describe(self) -> &'static str {
+        match self {
+            ExitStatus::Success => "Every check that ran passed, or the profile is valid",
+            ExitStatus::GeneralError => {
+                "conform could not write its output or its --json-report file"
+            }
+            ExitStatus::InvalidInput => {
+                "INVALID_PROFILE or USAGE_ERROR: a profile or the arguments are invalid; nothing ran"
+            }
+            ExitStatus::ChecksFailed => {
+                "CONFORMANCE_CHECKS_FAILED: at least one check failed; data carries the full result"
+            }
+            ExitStatus::Cancelled => {
+                "CANCELLED: SIGINT or SIGTERM stopped the runs in progress and killed their process groups"
+            }
+        }
+    }
+
+    /// Whether the identical call may succeed when repeated: only an interruption.
+    pub fn retryable(self) -> bool {
+        self == ExitStatus::Cancelled
     }
 
     /// The worse of two statuses, for runs over several profiles: an invalid
@@ -69,15 +113,28 @@ pub fn envelope(
     error: Option<ErrorDetail>,
     duration_ms: u64,
 ) -> Value {
+    envelope_with_meta(status, data, error, duration_ms, Map::new())
+}
+
+/// [`envelope`] with extra `meta` keys (the spec leaves `meta` open), such as
+/// `conform run`'s `profile`, `runs` and `extension_checks`.
+pub fn envelope_with_meta(
+    status: ExitStatus,
+    data: Value,
+    error: Option<ErrorDetail>,
+    duration_ms: u64,
+    extra: Map<String, Value>,
+) -> Value {
+    let mut meta = Map::new();
+    meta.insert("exit_code".into(), status.code().into());
+    meta.insert("duration_ms".into(), duration_ms.into());
+    meta.insert("schema_version".into(), RESULT_SCHEMA_VERSION.into());
+    meta.extend(extra);
     serde_json::json!({
         "ok": status == ExitStatus::Success,
         "data": data,
         "error": error,
         "warnings": [],
-        "meta": {
-            "exit_code": status.code(),
-            "duration_ms": duration_ms,
-            "schema_version": RESULT_SCHEMA_VERSION,
-        },
+        "meta": meta,
     })
 }

@@ -4,22 +4,23 @@ mod cli;
 
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
 use serde_json::{json, Value};
 
-use cli::args::{Cli, Command, Format};
+use cli::args::{Cli, Command, Format, SchemaKind};
 use cli::output::{elapsed_ms, emit, emit_json, finish, report_error};
 use conform::checks::{CheckId, CATALOG};
 use conform::envelope::{envelope, ErrorDetail, ExitStatus};
 use conform::plan::RunOptions;
+use conform::render::json_report as render_json_report;
 use conform::render::run as render_run;
 use conform::render::style::{color_enabled, Style};
 use conform::render::validate::{self as render_validate, ValidateReport};
-use conform::result::{run_profile, RunConfig};
+use conform::result::{run_profile, ProfileReport, RunConfig};
 use conform::{discover, profile};
 
 fn main() -> ExitCode {
@@ -46,7 +47,7 @@ fn main() -> ExitCode {
     };
     let status = match cli.command {
         Command::Validate { profiles } => validate(&profiles, json_output, style, started),
-        Command::Schema { raw } => schema(raw, json_output, started),
+        Command::Schema { which, raw } => schema(which, raw, json_output, started),
         Command::Checks { ids, level } => list_checks(&ids, level, json_output, style, started),
         Command::Manifest => emit_json(&envelope(
             ExitStatus::Success,
@@ -60,9 +61,17 @@ fn main() -> ExitCode {
             skip,
             jobs,
             capture_limit,
+            json_report,
         } => {
             let config = run_config(&only, &skip, jobs, capture_limit);
-            run(&profiles, &config, json_output, style, started)
+            run(
+                &profiles,
+                &config,
+                json_report.as_deref(),
+                json_output,
+                style,
+                started,
+            )
         }
     };
     ExitCode::from(status.code() as u8)
@@ -84,9 +93,9 @@ fn run_config(
     let mut checks: BTreeSet<CheckId> = if only.is_empty() {
         CheckId::all()
     } else {
-        only.iter().filter_map(|n| CheckId::from_name(n)).collect()
+        only.iter().flat_map(|n| selected_by(n)).collect()
     };
-    for id in skip.iter().filter_map(|n| CheckId::from_name(n)) {
+    for id in skip.iter().flat_map(|n| selected_by(n)) {
         checks.remove(&id);
     }
     let jobs = jobs.map_or_else(
@@ -100,35 +109,56 @@ fn run_config(
     }
 }
 
+/// The checks one `--only`/`--skip` value names: a check ID, or the group
+/// `reference` (the reference kit's 14) or `extension` (conform's own).
+fn selected_by(name: &str) -> Vec<CheckId> {
+    let group = |extension: bool| {
+        CATALOG
+            .iter()
+            .filter(|spec| spec.extension == extension)
+            .map(|spec| spec.id)
+            .collect()
+    };
+    match name {
+        "reference" => group(false),
+        "extension" => group(true),
+        _ => CheckId::from_name(name).into_iter().collect(),
+    }
+}
+
 /// Bad arguments exit 2 with an envelope when piped; `--help` and `--version` exit 0
 /// and stay off stdout when it is not a terminal (REQ-F-048).
 fn usage_error(error: clap::Error, started: Instant) -> ExitCode {
     use clap::error::ErrorKind;
     let piped = auto_json();
     match error.kind() {
-        ErrorKind::DisplayHelp
-        | ErrorKind::DisplayVersion
-        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             let text = error.render().to_string();
             if piped {
                 eprint!("{text}");
             } else {
                 print!("{text}");
             }
-            let code = if error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                2
-            } else {
-                0
-            };
-            ExitCode::from(code)
+            ExitCode::SUCCESS
+        }
+        // Bare `conform`: the help for a person on a terminal; piped, the help goes
+        // to stderr and stdout still gets the envelope an agent parses.
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand if !piped => {
+            print!("{}", error.render());
+            ExitCode::from(ExitStatus::InvalidInput.code() as u8)
         }
         _ if piped => {
             let message = error.render().to_string();
-            let first = message
-                .lines()
-                .next()
-                .unwrap_or("invalid arguments")
-                .trim_start_matches("error: ");
+            let first = if error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                eprint!("{message}");
+                "no command given: name one of validate, run, checks, schema, manifest"
+            } else {
+                message
+                    .lines()
+                    .next()
+                    .unwrap_or("invalid arguments")
+                    .trim_start_matches("error: ")
+            };
             let detail = ErrorDetail {
                 code: "USAGE_ERROR".into(),
                 message: first.to_string(),
@@ -185,11 +215,15 @@ fn bad_paths(message: &str, json_output: bool, started: Instant) -> ExitStatus {
     )
 }
 
-fn schema(raw: bool, json_output: bool, started: Instant) -> ExitStatus {
-    let schema: Value = match serde_json::from_str(profile::PROFILE_SCHEMA) {
+fn schema(which: SchemaKind, raw: bool, json_output: bool, started: Instant) -> ExitStatus {
+    let text = match which {
+        SchemaKind::Profile => profile::PROFILE_SCHEMA,
+        SchemaKind::Report => render_json_report::SCHEMA,
+    };
+    let schema: Value = match serde_json::from_str(text) {
         Ok(schema) => schema,
         Err(e) => {
-            eprintln!("conform: the embedded profile schema is not JSON: {e}");
+            eprintln!("conform: the embedded schema is not JSON: {e}");
             return ExitStatus::GeneralError;
         }
     };
@@ -208,6 +242,7 @@ fn schema(raw: bool, json_output: bool, started: Instant) -> ExitStatus {
 fn run(
     args: &[PathBuf],
     config: &RunConfig,
+    json_report: Option<&Path>,
     json_output: bool,
     style: Style,
     started: Instant,
@@ -216,6 +251,11 @@ fn run(
         Ok(paths) => paths,
         Err(message) => return bad_paths(&message, json_output, started),
     };
+    if let Some(path) = json_report {
+        if let Err(message) = render_json_report::check_destination(path) {
+            return bad_report_path(message, json_output, started);
+        }
+    }
     // Every profile is validated before anything runs: one invalid profile means
     // nothing is run at all.
     let report = ValidateReport {
@@ -237,16 +277,76 @@ fn run(
         }
         results.push(run_profile(loaded, config));
     }
-    if conform::exec::cancel_requested() {
+    let status = if conform::exec::cancel_requested() {
+        ExitStatus::Cancelled
+    } else {
+        render_run::status(&results)
+    };
+    // The file first: when it cannot be written, the envelope says so.
+    let report_error = json_report.and_then(|path| {
+        let document =
+            render_json_report::document(&results, &config.checks, status, elapsed_ms(started));
+        render_json_report::write(path, &document).err()
+    });
+    if status == ExitStatus::Cancelled {
         return cancelled(results.len(), json_output, started);
     }
-    let status = render_run::status(&results);
+    if let Some(message) = report_error {
+        return report_not_written(message, &results, json_output, style, started);
+    }
     let written = if json_output {
         emit_json(&render_run::to_envelope(&results, elapsed_ms(started)))
     } else {
         emit(&render_run::to_text(&results, style))
     };
     finish(status, written)
+}
+
+/// `--json-report` names a place no file can be written: a usage error, before
+/// anything runs.
+fn bad_report_path(message: String, json_output: bool, started: Instant) -> ExitStatus {
+    let detail = ErrorDetail {
+        code: "USAGE_ERROR".into(),
+        message,
+        retryable: false,
+        phase: Some("validation"),
+        fix_required: Some("Give --json-report a file path in an existing directory".into()),
+        context: None,
+    };
+    report_error(
+        ExitStatus::InvalidInput,
+        detail,
+        Value::Null,
+        json_output,
+        started,
+    )
+}
+
+/// The runs were made but the `--json-report` file could not be written: exit 1,
+/// with the reference result still in `data` so nothing is lost.
+fn report_not_written(
+    message: String,
+    results: &[ProfileReport],
+    json_output: bool,
+    style: Style,
+    started: Instant,
+) -> ExitStatus {
+    let data = render_run::to_envelope(results, elapsed_ms(started))
+        .get("data")
+        .cloned()
+        .unwrap_or(Value::Null);
+    if !json_output {
+        emit(&render_run::to_text(results, style));
+    }
+    let detail = ErrorDetail {
+        code: "REPORT_NOT_WRITTEN".into(),
+        message,
+        retryable: false,
+        phase: Some("cleanup"),
+        fix_required: Some("Make the --json-report path writable and run again".into()),
+        context: None,
+    };
+    report_error(ExitStatus::GeneralError, detail, data, json_output, started)
 }
 
 fn list_checks(

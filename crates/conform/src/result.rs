@@ -1,13 +1,22 @@
-//! The ConformanceResult: the reference kit's result document (levels, summary,
-//! checks with runs_checked and failures), plus `extension: true` on conform's own
-//! checks, which count in `summary` and the exit code but not in `levels`.
+//! The result of running one profile, in two shapes:
+//!
+//! - [`ProfileReport`], conform's full record: every check with its full evidence,
+//!   every run made, the profile file and timings. Reporters and `--json-report`
+//!   read it.
+//! - [`ConformanceResult`], the reference kit's result document, derived from the
+//!   report: exactly what the published `conformance-result.json` allows (closed at
+//!   every level), so a consumer of the reference kit's output reads conform's.
+//!
+//! Extension checks are reported beside the 14 and count in `summary` and the exit
+//! code, but not in `levels`, so a level verdict means what the reference kit means.
 
 use std::collections::BTreeSet;
 use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::checks::{self, CheckId, Context, Evidence, Outcome, Status};
+use crate::checks::evidence::{Failure, RunFacts};
+use crate::checks::{self, CheckId, Context, Evidence, Outcome, Status, CATALOG};
 use crate::envelope::RESULT_SCHEMA_VERSION;
 use crate::plan::{self, RunOptions};
 use crate::profile::LoadedProfile;
@@ -36,9 +45,9 @@ pub struct Summary {
     pub skipped: usize,
 }
 
-/// One check in the result, in the reference kit's key order.
+/// One check with its full evidence.
 #[derive(Debug, Clone, Serialize)]
-pub struct CheckResult {
+pub struct CheckReport {
     pub id: &'static str,
     pub title: &'static str,
     pub status: Status,
@@ -49,14 +58,14 @@ pub struct CheckResult {
     pub failures: Vec<Evidence>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped_reason: Option<String>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    /// conform's own check, not one of the reference kit's 14.
     pub extension: bool,
 }
 
-impl From<Outcome> for CheckResult {
+impl From<Outcome> for CheckReport {
     fn from(outcome: Outcome) -> Self {
         let spec = outcome.id.spec();
-        CheckResult {
+        CheckReport {
             id: spec.name,
             title: spec.title,
             status: outcome.status(),
@@ -71,69 +80,123 @@ impl From<Outcome> for CheckResult {
     }
 }
 
-/// The result of running one profile.
+/// conform's full result of one profile.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProfileReport {
+    /// The profile file, as given.
+    pub profile: String,
+    pub tool: String,
+    pub levels: Levels,
+    pub summary: Summary,
+    pub checks: Vec<CheckReport>,
+    /// Every run made, in plan order.
+    pub runs: Vec<RunFacts>,
+    pub duration_ms: u64,
+}
+
+impl ProfileReport {
+    pub fn failed(&self) -> bool {
+        self.summary.failed > 0
+    }
+
+    /// The IDs of the extension checks reported.
+    pub fn extension_checks(&self) -> Vec<&'static str> {
+        self.checks
+            .iter()
+            .filter(|c| c.extension)
+            .map(|c| c.id)
+            .collect()
+    }
+
+    /// The reference kit's result document for this profile.
+    pub fn conformance_result(&self) -> ConformanceResult {
+        ConformanceResult {
+            schema_version: RESULT_SCHEMA_VERSION,
+            tool: self.tool.clone(),
+            levels: self.levels.clone(),
+            summary: self.summary,
+            checks: self.checks.iter().map(ReferenceCheck::from).collect(),
+        }
+    }
+}
+
+/// The published ConformanceResult: nothing but its five keys.
 #[derive(Debug, Clone, Serialize)]
 pub struct ConformanceResult {
     pub schema_version: &'static str,
     pub tool: String,
-    /// The profile file, as given (conform's addition, for multi-profile runs).
-    pub profile: String,
     pub levels: Levels,
     pub summary: Summary,
-    pub checks: Vec<CheckResult>,
-    /// How many runs were made and how long the whole profile took.
-    pub runs: usize,
-    pub duration_ms: u64,
+    pub checks: Vec<ReferenceCheck>,
 }
 
-impl ConformanceResult {
-    pub fn failed(&self) -> bool {
-        self.summary.failed > 0
+/// A check as the published ConformanceResult has it, in the reference kit's key
+/// order.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReferenceCheck {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub status: Status,
+    pub level: u8,
+    pub failure_modes: Vec<String>,
+    pub requirements: Vec<&'static str>,
+    pub runs_checked: usize,
+    pub failures: Vec<Failure>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped_reason: Option<String>,
+}
+
+impl From<&CheckReport> for ReferenceCheck {
+    fn from(check: &CheckReport) -> Self {
+        ReferenceCheck {
+            id: check.id,
+            title: check.title,
+            status: check.status,
+            level: check.level,
+            failure_modes: check.failure_modes.clone(),
+            requirements: check.requirements.clone(),
+            runs_checked: check.runs_checked,
+            failures: check.failures.iter().map(Evidence::reference).collect(),
+            skipped_reason: check.skipped_reason.clone(),
+        }
     }
 }
 
-/// Level N passes when every reference check of level <= N passed; fails when any
-/// failed; is incomplete when any was skipped.
-fn level(checks: &[CheckResult], n: u8) -> LevelStatus {
-    let relevant: Vec<&CheckResult> = checks
+/// Level N is `fail` when a reference check of level <= N failed, `incomplete` when
+/// one was skipped or left out of the selection, else `pass`. Counting the checks
+/// left out keeps `--only` from certifying a level nobody checked.
+fn level(checks: &[CheckReport], selected: &BTreeSet<CheckId>, n: u8) -> LevelStatus {
+    let relevant: Vec<&CheckReport> = checks
         .iter()
         .filter(|c| !c.extension && c.level <= n)
         .collect();
+    let left_out = CATALOG
+        .iter()
+        .any(|spec| !spec.extension && spec.level <= n && !selected.contains(&spec.id));
     if relevant.iter().any(|c| c.status == Status::Fail) {
         LevelStatus::Fail
-    } else if relevant.iter().any(|c| c.status == Status::Skip) {
+    } else if left_out || relevant.iter().any(|c| c.status == Status::Skip) {
         LevelStatus::Incomplete
     } else {
         LevelStatus::Pass
     }
 }
 
-pub fn build(
-    tool: &str,
-    profile: String,
-    checks: Vec<CheckResult>,
-    runs: usize,
-    duration_ms: u64,
-) -> ConformanceResult {
+/// The levels and summary over `checks`, the checks judged out of `selected`.
+pub fn verdicts(checks: &[CheckReport], selected: &BTreeSet<CheckId>) -> (Levels, Summary) {
     let count = |s: Status| checks.iter().filter(|c| c.status == s).count();
-    ConformanceResult {
-        schema_version: RESULT_SCHEMA_VERSION,
-        tool: tool.to_string(),
-        profile,
-        levels: Levels {
-            level_1: level(&checks, 1),
-            level_2: level(&checks, 2),
-            level_3: level(&checks, 3),
+    (
+        Levels {
+            level_1: level(checks, selected, 1),
+            level_2: level(checks, selected, 2),
+            level_3: level(checks, selected, 3),
         },
-        summary: Summary {
+        Summary {
             passed: count(Status::Pass),
             failed: count(Status::Fail),
             skipped: count(Status::Skip),
         },
-        checks,
-        runs,
-        duration_ms,
-    }
+    )
 }
 
 /// How to run a profile.
@@ -145,22 +208,24 @@ pub struct RunConfig {
 }
 
 /// Plan, execute and judge one valid profile.
-pub fn run_profile(loaded: &LoadedProfile, config: &RunConfig) -> ConformanceResult {
+pub fn run_profile(loaded: &LoadedProfile, config: &RunConfig) -> ProfileReport {
     let started = Instant::now();
     let plan = plan::plan(loaded, &config.checks, config.options);
     let records = schedule::execute(&plan, config.jobs, exec::run);
-    let made = records.iter().filter(|r| r.is_some()).count();
     let ctx = Context::new(loaded, &plan, &records);
-    let results = checks::judge(&ctx, &config.checks)
+    let runs = ctx.runs(|_| true).iter().map(RunFacts::of).collect();
+    let checks: Vec<CheckReport> = checks::judge(&ctx, &config.checks)
         .into_iter()
-        .map(CheckResult::from)
+        .map(CheckReport::from)
         .collect();
-    let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    build(
-        &loaded.profile.tool,
-        loaded.path.display().to_string(),
-        results,
-        made,
-        duration_ms,
-    )
+    let (levels, summary) = verdicts(&checks, &config.checks);
+    ProfileReport {
+        profile: loaded.path.display().to_string(),
+        tool: loaded.profile.tool.clone(),
+        levels,
+        summary,
+        checks,
+        runs,
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    }
 }

@@ -1,5 +1,10 @@
-//! Evidence: what a failing run did, bounded so that a report stays readable and
-//! small whatever the tool printed.
+//! Evidence: what a run did, bounded so that a report stays readable and small
+//! whatever the tool printed.
+//!
+//! Two shapes: [`Failure`] is the reference kit's evidence entry, exactly the seven
+//! fields the published ConformanceResult allows; [`Evidence`] is conform's full
+//! record of a failing run ([`RunFacts`] plus the detail), for reporters and
+//! `--json-report`.
 
 use serde::Serialize;
 
@@ -9,17 +14,16 @@ use crate::exec::Exit;
 /// Bytes of stdout/stderr quoted in evidence.
 pub const EXCERPT_BYTES: usize = 2048;
 
-/// One run's evidence, as a failure entry of a check. The first seven fields are the
-/// reference kit's, in its order; the rest are conform's additions.
+/// Everything conform records about one made run.
 #[derive(Debug, Clone, Serialize)]
-pub struct Evidence {
+pub struct RunFacts {
+    /// The run's label: the probe's name first, or `--help`, `manifest`, ...
     pub probe: String,
     pub argv: Vec<String>,
     pub stdin: &'static str,
     pub exit_code: Option<i32>,
     pub timed_out: bool,
     pub duration_ms: u64,
-    pub detail: String,
     /// Signal that ended the process, when it did not exit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signal: Option<String>,
@@ -31,21 +35,22 @@ pub struct Evidence {
     pub stderr_excerpt: String,
     /// After the tool exited, something it started held its output open; the kit
     /// stopped waiting.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pipe_held_open: bool,
+    /// The run could not be made as planned (the program did not start, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
-impl Evidence {
-    pub fn of(run: &Judged<'_>, detail: String) -> Evidence {
+impl RunFacts {
+    pub fn of(run: &Judged<'_>) -> RunFacts {
         let r = run.record;
-        Evidence {
+        RunFacts {
             probe: run.planned.label.clone(),
             argv: r.argv.clone(),
             stdin: r.stdin.as_str(),
             exit_code: r.exit_code(),
             timed_out: r.timed_out,
             duration_ms: u64::try_from(r.duration.as_millis()).unwrap_or(u64::MAX),
-            detail,
             signal: match r.exit {
                 Exit::Signal(n) => Some(signal_name(n)),
                 _ => None,
@@ -56,8 +61,52 @@ impl Evidence {
             stdout_excerpt: excerpt(&r.stdout.bytes),
             stderr_excerpt: excerpt(&r.stderr.bytes),
             pipe_held_open: r.pipe_held_open,
+            error: r.spawn_error.clone(),
         }
     }
+}
+
+/// A failing run: its facts and why it failed the check.
+#[derive(Debug, Clone, Serialize)]
+pub struct Evidence {
+    #[serde(flatten)]
+    pub run: RunFacts,
+    pub detail: String,
+}
+
+impl Evidence {
+    pub fn of(run: &Judged<'_>, detail: String) -> Evidence {
+        Evidence {
+            run: RunFacts::of(run),
+            detail,
+        }
+    }
+
+    /// The reference kit's evidence entry for this failure.
+    pub fn reference(&self) -> Failure {
+        Failure {
+            probe: self.run.probe.clone(),
+            argv: self.run.argv.clone(),
+            stdin: self.run.stdin,
+            exit_code: self.run.exit_code,
+            timed_out: self.run.timed_out,
+            duration_ms: self.run.duration_ms,
+            detail: self.detail.clone(),
+        }
+    }
+}
+
+/// One failure as the published ConformanceResult has it (a closed object: these
+/// seven fields, in the reference kit's order, and nothing else).
+#[derive(Debug, Clone, Serialize)]
+pub struct Failure {
+    pub probe: String,
+    pub argv: Vec<String>,
+    pub stdin: &'static str,
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    pub duration_ms: u64,
+    pub detail: String,
 }
 
 /// The start of `bytes`, decoded lossily, with a marker when cut.

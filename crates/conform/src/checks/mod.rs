@@ -294,8 +294,40 @@ pub fn judge(ctx: &Context<'_>, selected: &BTreeSet<CheckId>) -> Vec<Outcome> {
         .into_iter()
         .filter(|o| selected.contains(&o.id))
         .collect();
+    for outcome in &mut outcomes {
+        if outcome.status() == Status::Pass && outcome.runs_checked == 0 {
+            outcome.skip(nothing_judged(ctx));
+        }
+    }
     outcomes.sort_by_key(|o| o.id);
     outcomes
+}
+
+/// Why a check judged no run. A check that judged nothing is never a pass: its runs
+/// were not made because the probe's stdin-closed run hit the limit, or they did not
+/// finish, and the hang checks report those.
+fn nothing_judged(ctx: &Context<'_>) -> String {
+    let hung: Vec<String> = ctx
+        .runs(|_| true)
+        .iter()
+        .filter(|run| run.record.timed_out)
+        .map(|run| {
+            format!(
+                "{:?} (stdin {}) hit the {}s limit",
+                run.planned.label,
+                run.record.stdin.as_str(),
+                run.planned.spec.limit.as_secs_f64()
+            )
+        })
+        .collect();
+    if hung.is_empty() {
+        "no run this check reads was made".to_string()
+    } else {
+        format!(
+            "no run could be judged: {}; the runs that follow a hung run are not made",
+            hung.join(", ")
+        )
+    }
 }
 
 #[cfg(test)]

@@ -45,11 +45,11 @@ pub enum Command {
         /// Profile files, or directories of *.json profiles.
         #[arg(required = true, value_name = "PROFILE")]
         profiles: Vec<PathBuf>,
-        /// Report only these checks (repeat, or separate with commas); only the runs they need are made.
-        #[arg(long, value_name = "CHECK", value_delimiter = ',', value_parser = check_names())]
+        /// Report only these checks, or the group `reference` or `extension` (repeat, or separate with commas); only the runs they need are made.
+        #[arg(long, value_name = "CHECK", value_delimiter = ',', value_parser = selectors())]
         only: Vec<String>,
-        /// Leave out these checks (repeat, or separate with commas).
-        #[arg(long, value_name = "CHECK", value_delimiter = ',', value_parser = check_names())]
+        /// Leave out these checks, or the group `reference` or `extension` (repeat, or separate with commas).
+        #[arg(long, value_name = "CHECK", value_delimiter = ',', value_parser = selectors())]
         skip: Vec<String>,
         /// Runs made at once [default: the number of CPUs].
         #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
@@ -57,6 +57,9 @@ pub enum Command {
         /// Bytes of stdout and of stderr kept per run (suffixes K, M, G); past it output is counted, not kept.
         #[arg(long, value_name = "BYTES", default_value = "16M", value_parser = parse_size)]
         capture_limit: usize,
+        /// Also write conform's full report (every run's evidence) to this JSON file; `conform schema report` describes it.
+        #[arg(long, value_name = "PATH")]
+        json_report: Option<PathBuf>,
     },
     /// List the checks: id, level, requirements, title.
     Checks {
@@ -69,12 +72,32 @@ pub enum Command {
     },
     /// Print conform's own manifest: every command, flag and exit code (REQ-O-041).
     Manifest,
-    /// Print the JSON Schema of the profile format.
+    /// Print a JSON Schema: the profile format (default) or the --json-report document.
     Schema {
+        /// Which document the schema describes.
+        #[arg(value_enum, default_value_t = SchemaKind::Profile)]
+        which: SchemaKind,
         /// Print the bare schema document instead of an envelope around it (for editors).
         #[arg(long)]
         raw: bool,
     },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaKind {
+    /// The profile format (ConformanceProfile).
+    Profile,
+    /// The document `conform run --json-report` writes.
+    Report,
+}
+
+/// The check groups `--only` and `--skip` take besides check IDs.
+pub const GROUPS: [&str; 2] = ["reference", "extension"];
+
+fn selectors() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        GROUPS.iter().copied().chain(CATALOG.iter().map(|c| c.name)),
+    )
 }
 
 pub fn check_names() -> clap::builder::PossibleValuesParser {

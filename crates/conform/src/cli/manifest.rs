@@ -4,18 +4,35 @@
 use clap::{Arg, ArgAction, Command, CommandFactory};
 use serde_json::{json, Map, Value};
 
+use conform::envelope::ExitStatus;
+
 use super::args::Cli;
 
 /// The manifest format version this follows.
 const MANIFEST_SCHEMA_VERSION: &str = "3.20";
 
+/// Every exit code conform can return, from the one list the binary exits with.
 fn exit_codes() -> Value {
-    json!({
-        "0": { "name": "SUCCESS", "description": "Every check that ran passed, or the profile is valid", "retryable": false, "side_effects": "complete" },
-        "1": { "name": "GENERAL_ERROR", "description": "conform could not write its report", "retryable": false, "side_effects": "none" },
-        "2": { "name": "ARG_ERROR", "description": "INVALID_PROFILE or USAGE_ERROR: a profile is missing, unparseable or invalid, or the arguments are; nothing ran", "retryable": false, "side_effects": "none" },
-        "4": { "name": "PRECONDITION", "description": "CONFORMANCE_CHECKS_FAILED: at least one check failed; data carries the full result", "retryable": false, "side_effects": "none" }
-    })
+    let codes: Map<String, Value> = ExitStatus::ALL
+        .iter()
+        .map(|status| {
+            let side_effects = if *status == ExitStatus::Success {
+                "complete"
+            } else {
+                "none"
+            };
+            (
+                status.code().to_string(),
+                json!({
+                    "name": status.name(),
+                    "description": status.describe(),
+                    "retryable": status.retryable(),
+                    "side_effects": side_effects,
+                }),
+            )
+        })
+        .collect();
+    Value::Object(codes)
 }
 
 /// Commands that run the tool a profile names: its side effects are the tool's.

@@ -1,29 +1,56 @@
 //! Rendering the result of `conform run`: one envelope (piped) or a readable report.
 
-use serde_json::{json, Value};
+use std::collections::BTreeSet;
+
+use serde_json::{json, Map, Value};
 
 use super::style::Style;
-use crate::checks::{Evidence, Status};
-use crate::envelope::{envelope, ErrorDetail, ExitStatus};
-use crate::result::{ConformanceResult, LevelStatus};
+use crate::checks::{Evidence, Status, CATALOG};
+use crate::envelope::{envelope_with_meta, ErrorDetail, ExitStatus};
+use crate::result::{LevelStatus, ProfileReport};
 
-pub fn status(results: &[ConformanceResult]) -> ExitStatus {
-    if results.iter().any(ConformanceResult::failed) {
+pub fn status(results: &[ProfileReport]) -> ExitStatus {
+    if results.iter().any(ProfileReport::failed) {
         ExitStatus::ChecksFailed
     } else {
         ExitStatus::Success
     }
 }
 
-/// One profile: `data` is its ConformanceResult (as the reference kit prints);
-/// several: `data.results` holds one per profile, in the order given.
-pub fn to_envelope(results: &[ConformanceResult], duration_ms: u64) -> Value {
+/// One profile: `data` is its ConformanceResult, exactly the reference kit's
+/// document; several: `data.results` holds one per profile, in the order given.
+/// conform's extras go in `meta`, which the spec leaves open: `profile` and `runs`
+/// (or `profiles`, one entry each) and `extension_checks`.
+pub fn to_envelope(results: &[ProfileReport], duration_ms: u64) -> Value {
     let status = status(results);
+    let mut meta = Map::new();
     let data = match results {
-        [one] => serde_json::to_value(one),
-        many => serde_json::to_value(many).map(|all| json!({ "results": all })),
+        [one] => {
+            meta.insert("profile".into(), json!(one.profile));
+            meta.insert("runs".into(), json!(one.runs.len()));
+            serde_json::to_value(one.conformance_result())
+        }
+        many => {
+            let profiles: Vec<Value> = many
+                .iter()
+                .map(|r| json!({ "profile": r.profile, "runs": r.runs.len() }))
+                .collect();
+            meta.insert("profiles".into(), json!(profiles));
+            let all: Vec<_> = many.iter().map(ProfileReport::conformance_result).collect();
+            serde_json::to_value(all).map(|all| json!({ "results": all }))
+        }
     }
     .unwrap_or(Value::Null);
+    let extension: BTreeSet<&str> = results
+        .iter()
+        .flat_map(ProfileReport::extension_checks)
+        .collect();
+    let extension: Vec<&str> = CATALOG
+        .iter()
+        .map(|spec| spec.name)
+        .filter(|name| extension.contains(name))
+        .collect();
+    meta.insert("extension_checks".into(), json!(extension));
     let error = (status == ExitStatus::ChecksFailed).then(|| {
         let failed: usize = results.iter().map(|r| r.summary.failed).sum();
         let total: usize = results.iter().map(|r| r.checks.len()).sum();
@@ -42,7 +69,7 @@ pub fn to_envelope(results: &[ConformanceResult], duration_ms: u64) -> Value {
             context: None,
         }
     });
-    envelope(status, data, error, duration_ms)
+    envelope_with_meta(status, data, error, duration_ms, meta)
 }
 
 fn level_word(status: LevelStatus, style: Style) -> String {
@@ -53,14 +80,14 @@ fn level_word(status: LevelStatus, style: Style) -> String {
     }
 }
 
-pub fn to_text(results: &[ConformanceResult], style: Style) -> String {
+pub fn to_text(results: &[ProfileReport], style: Style) -> String {
     let mut out = String::new();
     for result in results {
         out.push_str(&format!(
             "{} {} ({} runs, {:.1} s)\n",
             style.bold(&result.tool),
             style.dim(&result.profile),
-            result.runs,
+            result.runs.len(),
             result.duration_ms as f64 / 1000.0
         ));
         out.push_str(&format!(
@@ -103,11 +130,12 @@ pub fn to_text(results: &[ConformanceResult], style: Style) -> String {
     out
 }
 
-fn failure_text(f: &Evidence, style: Style) -> String {
+fn failure_text(failure: &Evidence, style: Style) -> String {
+    let f = &failure.run;
     let mut out = format!(
         "       {} {}\n",
         style.bold(&format!("{}:", f.probe)),
-        f.detail
+        failure.detail
     );
     let ended = match (&f.exit_code, &f.signal, f.timed_out) {
         (_, _, true) => "timed out".to_string(),

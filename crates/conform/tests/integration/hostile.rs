@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::support::{conform, hostile, temp_profile};
+use crate::support::{conform_reported, hostile, temp_profile};
 
 const LIMIT: f64 = 1.0;
 
@@ -30,7 +30,7 @@ fn run_hostile(script: &str, limit: f64, only: &str, extra: &[&str]) -> crate::s
         only.into(),
     ];
     args.extend(extra.iter().map(std::ffi::OsString::from));
-    conform(args)
+    conform_reported(args)
 }
 
 #[test]
@@ -79,8 +79,8 @@ fn a_tool_that_closes_stdout_and_keeps_running_is_a_hang() {
 fn a_grandchild_holding_stdout_does_not_keep_the_kit_waiting() {
     let run = run_hostile("grandchild_escaped.sh", 5.0, "json_envelope", &[]);
     // The tool exited at once: judged, not a hang, and the held pipe is in the evidence.
-    let failure = &run.check("json_envelope")["failures"][0];
-    assert_eq!(failure["timed_out"], false, "{:#}", run.envelope);
+    let failure = &run.reported("json_envelope")["failures"][0];
+    assert_eq!(failure["timed_out"], false, "{:#}", run.report);
     assert_eq!(failure["exit_code"], 0);
     assert_eq!(failure["pipe_held_open"], true, "{failure:#}");
     assert!(
@@ -111,7 +111,7 @@ fn a_gigabyte_of_output_fails_json_envelope_naming_the_cap_with_bounded_memory()
     assert_eq!(run.status("json_envelope"), "fail");
     let details = run.details("json_envelope");
     assert!(details.contains("1 MiB capture cap"), "{details}");
-    let failure = &run.check("json_envelope")["failures"][0];
+    let failure = &run.reported("json_envelope")["failures"][0];
     assert_eq!(failure["stdout_bytes"], 1u64 << 30, "every byte is counted");
     assert!(
         failure["stdout_excerpt"]
@@ -140,9 +140,11 @@ fn invalid_utf8_on_stdout_is_not_json() {
         run.details("json_envelope")
     );
     // The excerpt is shown lossily, never as a broken document.
-    assert!(run.check("json_envelope")["failures"][0]["stdout_excerpt"]
-        .as_str()
-        .is_some_and(|e| e.contains("ok")));
+    assert!(
+        run.reported("json_envelope")["failures"][0]["stdout_excerpt"]
+            .as_str()
+            .is_some_and(|e| e.contains("ok"))
+    );
 }
 
 /// Whether a process is gone (or a zombie nobody has reaped yet).

@@ -6,3 +6,4 @@ mod hostile;
 mod profile_validation;
 mod reference_cli;
 mod support;
+mod trust;

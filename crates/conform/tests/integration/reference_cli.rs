@@ -78,8 +78,7 @@ fn only_runs_the_checks_asked_for() {
         .collect();
     assert_eq!(ids, ["help_off_stdout", "manifest_valid"]);
     assert_eq!(
-        run.result()["runs"],
-        2,
+        run.envelope["meta"]["runs"], 2,
         "only the help and manifest runs are made"
     );
 }

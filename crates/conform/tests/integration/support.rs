@@ -21,6 +21,8 @@ pub struct Conform {
     pub output: Output,
     pub elapsed: Duration,
     pub envelope: Value,
+    /// The `--json-report` document, for [`conform_reported`]; null otherwise.
+    pub report: Value,
 }
 
 impl Conform {
@@ -39,6 +41,15 @@ impl Conform {
             .as_array()
             .and_then(|checks| checks.iter().find(|c| c["id"] == id))
             .unwrap_or_else(|| panic!("no check {id} in {:#}", self.envelope))
+    }
+
+    /// One check of the `--json-report` document (first profile), with its full
+    /// evidence: env changes, byte counts, excerpts, held pipes.
+    pub fn reported(&self, id: &str) -> &Value {
+        self.report["results"][0]["checks"]
+            .as_array()
+            .and_then(|checks| checks.iter().find(|c| c["id"] == id))
+            .unwrap_or_else(|| panic!("no check {id} in the report {:#}", self.report))
     }
 
     pub fn status(&self, id: &str) -> &str {
@@ -100,11 +111,78 @@ where
             String::from_utf8_lossy(&output.stderr)
         )
     });
+    for result in conformance_results(&envelope) {
+        let errors = published_result_errors(result);
+        assert!(
+            errors.is_empty(),
+            "data does not validate against the published ConformanceResult: {errors:#?}\n{result:#}"
+        );
+    }
     Conform {
         output,
         elapsed,
         envelope,
+        report: Value::Null,
     }
+}
+
+/// `conform ARGS --json-report FILE`, with the report read back.
+pub fn conform_reported<I, S>(args: I) -> Conform
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("report.json");
+    let mut args: Vec<std::ffi::OsString> =
+        args.into_iter().map(|a| a.as_ref().to_owned()).collect();
+    args.push("--json-report".into());
+    args.push(path.clone().into_os_string());
+    let mut run = conform(args);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "no --json-report at {} ({e}): {:#}",
+            path.display(),
+            run.envelope
+        )
+    });
+    run.report = serde_json::from_str(&text).expect("the report is JSON");
+    run
+}
+
+/// The ConformanceResults in a `conform run` envelope: `data` for one profile, each
+/// of `data.results` for several; none for other commands.
+pub fn conformance_results(envelope: &Value) -> Vec<&Value> {
+    let data = &envelope["data"];
+    if data.get("checks").is_some() {
+        vec![data]
+    } else if let Some(results) = data.get("results").and_then(Value::as_array) {
+        results.iter().collect()
+    } else {
+        Vec::new()
+    }
+}
+
+/// Errors of `result` against conform's copy of the facts of the spec's published
+/// `conformance-result.json` (empty when it validates).
+pub fn published_result_errors(result: &Value) -> Vec<String> {
+    schema_errors(
+        include_str!("../../schemas/conformance-result.schema.json"),
+        result,
+    )
+}
+
+/// Errors of `instance` against the draft-07 `schema` text.
+pub fn schema_errors(schema: &str, instance: &Value) -> Vec<String> {
+    let schema: Value = serde_json::from_str(schema).expect("schema is JSON");
+    let validator = jsonschema::draft7::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("schema compiles");
+    validator
+        .iter_errors(instance)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect()
 }
 
 /// Write a profile for `command` with `probes` into a fresh temporary directory.
