@@ -92,7 +92,11 @@ pub fn parse(text: &str, dir: &Path) -> Result<(Profile, PathBuf), Vec<Violation
         v.column = Some(error.column().max(1));
         vec![v]
     })?;
-    let mut violations = validate_document(&doc);
+    let spans = spans::scan(text);
+    // serde_json kept the last of each duplicated key without a word; the author may
+    // have meant the first.
+    let mut violations: Vec<Violation> = spans.duplicates.iter().map(duplicate_key).collect();
+    violations.extend(validate_document(&doc));
     // A structurally valid profile always has a string command[0] to resolve.
     let program = match doc.pointer("/command/0").and_then(|c| c.as_str()) {
         Some(name) => resolve_program(name, dir)
@@ -102,7 +106,7 @@ pub fn parse(text: &str, dir: &Path) -> Result<(Profile, PathBuf), Vec<Violation
     };
     let program = match program {
         Some(program) if violations.is_empty() => program,
-        _ => return Err(locate(text, violations)),
+        _ => return Err(locate(&spans, violations)),
     };
     let profile: Profile = serde_json::from_value(doc).map_err(|error| {
         // Validation accepted something the typed model does not: a bug in conform,
@@ -118,12 +122,11 @@ pub fn parse(text: &str, dir: &Path) -> Result<(Profile, PathBuf), Vec<Violation
 
 /// Give each violation the line and column of its value (a missing member: of its
 /// parent) and put them in document order.
-fn locate(text: &str, mut violations: Vec<Violation>) -> Vec<Violation> {
-    let spans = spans::locate(text);
+fn locate(spans: &spans::Spans, mut violations: Vec<Violation>) -> Vec<Violation> {
     for v in violations.iter_mut().filter(|v| v.line.is_none()) {
         let mut pointer = v.pointer.as_str();
         loop {
-            if let Some(&(line, column)) = spans.get(pointer) {
+            if let Some(&(line, column)) = spans.at.get(pointer) {
                 v.line = Some(line);
                 v.column = Some(column);
                 break;
@@ -137,6 +140,25 @@ fn locate(text: &str, mut violations: Vec<Violation>) -> Vec<Violation> {
     // Violations without a location (an unreadable file) stay first.
     violations.sort_by_key(|v| (v.line, v.column));
     violations
+}
+
+/// A key given twice, located at its second occurrence.
+fn duplicate_key(d: &spans::DuplicateKey) -> Violation {
+    let (line, column) = d.first;
+    let mut v = Violation::new(
+        d.pointer.clone(),
+        format!(
+            "duplicate key \"{}\": this object already has it at line {line}, column {column}, and JSON parsers silently keep only one of the two (serde_json and the reference kit's Python json keep this last one)",
+            d.key
+        ),
+        format!(
+            "remove one of the two \"{}\" members, or merge them into one",
+            d.key
+        ),
+    );
+    v.line = Some(d.again.0);
+    v.column = Some(d.again.1);
+    v
 }
 
 fn profile_dir(path: &Path) -> PathBuf {

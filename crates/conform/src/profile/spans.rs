@@ -6,19 +6,41 @@ use std::collections::HashMap;
 
 use super::pointer::child;
 
-/// 1-based (line, column) of each value's first character, keyed by JSON pointer.
-/// Object members are located at their key, which is where an editor should jump.
-pub fn locate(text: &str) -> HashMap<String, (usize, usize)> {
+/// What one pass over a JSON text finds.
+#[derive(Debug, Default)]
+pub struct Spans {
+    /// 1-based (line, column) of each value's first character, keyed by JSON pointer.
+    /// Object members are located at their key, which is where an editor should jump.
+    /// A duplicated member is located at its last occurrence, the one serde_json keeps.
+    pub at: HashMap<String, (usize, usize)>,
+    /// Every member whose key its object already has, in document order.
+    pub duplicates: Vec<DuplicateKey>,
+}
+
+/// A key given twice in one object: serde_json keeps the last value silently.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuplicateKey {
+    /// JSON pointer of the member.
+    pub pointer: String,
+    pub key: String,
+    /// (line, column) of the earlier key.
+    pub first: (usize, usize),
+    /// (line, column) of this key.
+    pub again: (usize, usize),
+}
+
+/// Scan `text`, which serde_json has already accepted.
+pub fn scan(text: &str) -> Spans {
     let mut scanner = Scanner {
         bytes: text.as_bytes(),
         pos: 0,
         line: 1,
         column: 1,
-        spans: HashMap::new(),
+        spans: Spans::default(),
     };
     scanner.skip_ws();
     let here = scanner.here();
-    scanner.spans.insert(String::new(), here);
+    scanner.spans.at.insert(String::new(), here);
     scanner.value("");
     scanner.spans
 }
@@ -29,7 +51,7 @@ struct Scanner<'a> {
     line: usize,
     /// 1-based column in characters, kept as the scanner moves (not recounted).
     column: usize,
-    spans: HashMap<String, (usize, usize)>,
+    spans: Spans,
 }
 
 impl Scanner<'_> {
@@ -65,6 +87,8 @@ impl Scanner<'_> {
         match self.peek() {
             Some(b'{') => {
                 self.bump();
+                // Keys of this object with where each was first seen.
+                let mut keys: HashMap<String, (usize, usize)> = HashMap::new();
                 loop {
                     self.skip_ws();
                     match self.peek() {
@@ -77,7 +101,20 @@ impl Scanner<'_> {
                                 self.bump();
                             }
                             self.skip_ws();
-                            self.spans.insert(member.clone(), key_at);
+                            if let Some(&first) = keys.get(&key) {
+                                // The earlier value is discarded: so are its locations.
+                                let inside = format!("{member}/");
+                                self.spans.at.retain(|p, _| !p.starts_with(&inside));
+                                self.spans.duplicates.push(DuplicateKey {
+                                    pointer: member.clone(),
+                                    key: key.clone(),
+                                    first,
+                                    again: key_at,
+                                });
+                            } else {
+                                keys.insert(key, key_at);
+                            }
+                            self.spans.at.insert(member.clone(), key_at);
                             self.value(&member);
                             self.skip_ws();
                             if self.peek() == Some(b',') {
@@ -106,7 +143,7 @@ impl Scanner<'_> {
                         Some(_) => {
                             let element = child(at, index);
                             let here = self.here();
-                            self.spans.insert(element.clone(), here);
+                            self.spans.at.insert(element.clone(), here);
                             let before = self.pos;
                             self.value(&element);
                             if self.pos == before {
@@ -164,10 +201,26 @@ mod tests {
     #[test]
     fn locates_members_and_elements() {
         let text = "{\n  \"a\": [1, {\"b/c\": true}],\n  \"é\": \"x\"\n}";
-        let spans = locate(text);
+        let spans = scan(text).at;
         assert_eq!(spans.get("/a"), Some(&(2, 3)));
         assert_eq!(spans.get("/a/1"), Some(&(2, 12)));
         assert_eq!(spans.get("/a/1/b~1c"), Some(&(2, 13)));
         assert_eq!(spans.get("/é"), Some(&(3, 3)));
+    }
+
+    #[test]
+    fn finds_duplicate_keys_at_any_depth_and_keeps_the_last() {
+        let text = "{\"a\": {\"k\": [1, 2], \"k\": 3},\n \"b\": 1, \"a\\u0062\": 2, \"b\": 4}";
+        let spans = scan(text);
+        let found: Vec<_> = spans
+            .duplicates
+            .iter()
+            .map(|d| (d.pointer.as_str(), d.first, d.again))
+            .collect();
+        // "a\u0062" is the key "ab", not a duplicate of "a" or "b".
+        assert_eq!(found, [("/a/k", (1, 8), (1, 21)), ("/b", (2, 2), (2, 24))]);
+        assert_eq!(spans.at.get("/a/k"), Some(&(1, 21)));
+        // The discarded array's elements are not located.
+        assert_eq!(spans.at.get("/a/k/0"), None);
     }
 }
