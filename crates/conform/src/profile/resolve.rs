@@ -64,8 +64,9 @@ pub fn resolve_program(name: &str, dir: &Path) -> Result<PathBuf, Violation> {
         return Ok(shown);
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
+    let cwd = std::env::current_dir().ok();
     let dirs: Vec<PathBuf> = std::env::split_paths(&path)
-        .filter(|d| !d.as_os_str().is_empty())
+        .filter_map(|d| search_dir(d, cwd.as_deref()))
         .collect();
     for d in &dirs {
         let candidate = d.join(name);
@@ -85,6 +86,19 @@ pub fn resolve_program(name: &str, dir: &Path) -> Result<PathBuf, Violation> {
         ),
         "install the tool, add its directory to PATH, or give a path containing '/' relative to the profile",
     ))
+}
+
+/// A PATH entry as an absolute directory. The shell that set `PATH=bin:$PATH` (or an
+/// empty entry, the working directory) finds commands relative to the directory
+/// conform was started in, but every run happens in the profile's directory: resolved
+/// here, the program found is the program run. `None` when the working directory is
+/// gone and the entry is relative.
+fn search_dir(entry: PathBuf, cwd: Option<&Path>) -> Option<PathBuf> {
+    if entry.is_absolute() {
+        return Some(entry);
+    }
+    // Collecting the components drops the `.` of an empty entry or of `./bin`.
+    Some(cwd?.join(entry).components().collect())
 }
 
 /// `a/b/../c` -> `a/c` without touching the file system (for paths that do not exist).

@@ -294,6 +294,83 @@ fn a_profile_copied_elsewhere_with_its_tool_still_validates() {
 }
 
 #[test]
+fn a_bare_command_found_through_a_relative_path_entry_runs_from_the_profile_directory() {
+    // Runs happen in the profile's directory (profiles/), where neither "tools" nor
+    // the working directory finds the tool: the program must be resolved at load.
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let tool = root.join("tools/mytool");
+    let log = root.join("ran.log");
+    std::fs::create_dir_all(root.join("tools")).unwrap();
+    std::fs::create_dir_all(root.join("profiles")).unwrap();
+    std::fs::write(
+        &tool,
+        format!("#!/bin/sh\necho \"$@\" >> '{}'\nexit 0\n", log.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let profile = root.join("profiles/p.json");
+    let doc = json!({
+        "schema_version": "1.0", "tool": "mytool", "command": ["mytool"], "timeout_seconds": 5,
+        "probes": [{ "name": "list", "argv": ["list"], "kind": "read" }]
+    });
+    std::fs::write(&profile, doc.to_string()).unwrap();
+
+    let inherited = std::env::var_os("PATH").unwrap_or_default();
+    // "tools" from the root, and an empty entry (the working directory) from tools/.
+    for (cwd, entry) in [(root.clone(), "tools"), (root.join("tools"), "")] {
+        let path = std::env::join_paths(
+            std::iter::once(PathBuf::from(entry)).chain(std::env::split_paths(&inherited)),
+        )
+        .unwrap();
+        let conform_with_path = |args: &[&OsStr]| {
+            let output = cargo_bin_cmd!("conform")
+                .args(args)
+                .current_dir(&cwd)
+                .env("PATH", &path)
+                .env("NO_COLOR", "1")
+                .output()
+                .expect("conform starts");
+            Output {
+                code: output.status.code(),
+                stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+                stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            }
+        };
+        let what = format!("PATH entry {entry:?} from {}", cwd.display());
+
+        let output = conform_with_path(&[OsStr::new("validate"), profile.as_os_str()]);
+        assert_eq!(output.code, Some(0), "{what}\n{}", output.stdout);
+        assert_eq!(
+            output.envelope()["data"]["profiles"][0]["program"],
+            tool.display().to_string(),
+            "{what}: the absolute path the runs use"
+        );
+
+        let _ = std::fs::remove_file(&log);
+        let output = conform_with_path(&[
+            OsStr::new("run"),
+            profile.as_os_str(),
+            OsStr::new("--only"),
+            OsStr::new("no_hang_stdin_closed"),
+        ]);
+        assert_eq!(
+            output.code,
+            Some(0),
+            "{what}\nstdout:\n{}\nstderr:\n{}",
+            output.stdout,
+            output.stderr
+        );
+        let ran = std::fs::read_to_string(&log).unwrap_or_default();
+        assert_eq!(
+            ran, "list\n",
+            "{what}: the tool ran once, with the probe's argv"
+        );
+    }
+}
+
+#[test]
 fn the_committed_democli_profile_validates() {
     // The seed's valid example, verbatim; its command is the reference CLI's launcher.
     let path =
