@@ -119,6 +119,7 @@ const PROBE_FIELDS: &[&str] = &[
     "after_lines",
 ];
 const PROBE_REQUIRED: &[&str] = &["name", "argv", "kind"];
+const ORDER_AT: &str = "/argument_order";
 const STREAM_ONLY_FIELDS: &[&str] = &["deadline_seconds", "signal", "after_lines"];
 
 /// The longest limit a profile may set, in seconds.
@@ -168,6 +169,10 @@ impl Validator {
         if let Some(tool) = obj.get("tool") {
             self.string(tool, "/tool");
         }
+        let global_flag = obj
+            .get("argument_order")
+            .and_then(|o| o.get("global_flag"))
+            .and_then(Value::as_str);
         if let Some(command) = obj.get("command") {
             if let Some(items) = self.string_array(command, "/command") {
                 if items.is_empty() {
@@ -177,22 +182,25 @@ impl Validator {
                         "give the program as the first element, e.g. [\"./bin/mytool\"] or [\"mytool\"]",
                     );
                 }
+                // command prefixes every run, so its arguments reach every probe.
+                self.confirmation_flags(&items, "/command", Place::Command);
+                self.format_flags(&items, "/command", global_flag, Place::Command);
             }
         }
         if let Some(timeout) = obj.get("timeout_seconds") {
             self.limit_seconds(timeout, "/timeout_seconds", "timeout_seconds");
         }
-        let global_flag = obj
-            .get("argument_order")
-            .and_then(|o| o.get("global_flag"))
-            .and_then(Value::as_str);
         if let Some(manifest) = obj.get("manifest") {
             if let Some(items) = self.string_array(manifest, "/manifest") {
-                self.confirmation_flags(&items, "/manifest", None);
+                self.confirmation_flags(&items, "/manifest", Place::Manifest);
             }
         }
         if let Some(order) = obj.get("argument_order") {
             self.argument_order(order);
+            let probes = obj.get("probes").and_then(Value::as_array);
+            if let (Some(order), Some(probes)) = (order.as_object(), probes) {
+                self.argument_order_side_effects(order, probes);
+            }
         }
         if let Some(probes) = obj.get("probes") {
             self.probes(probes, global_flag);
@@ -312,7 +320,7 @@ impl Validator {
             if let Some(value) = obj.get(key) {
                 let here = child(at, key);
                 if let Some(items) = self.string_array(value, &here) {
-                    self.confirmation_flags(&items, &here, None);
+                    self.confirmation_flags(&items, &here, Place::ArgumentOrder);
                 }
             }
         }
@@ -489,12 +497,13 @@ impl Validator {
         }
         if let Some(argv) = argv {
             let argv_at = child(at, "argv");
-            self.confirmation_flags(&argv, &argv_at, kind);
+            let place = Place::Probe { kind, dry_run_flag };
+            self.confirmation_flags(&argv, &argv_at, place);
             if matches!(
                 kind,
                 Some(ProbeKind::Read | ProbeKind::Invalid | ProbeKind::Destructive)
             ) {
-                self.format_flags(&argv, &argv_at, global_flag);
+                self.format_flags(&argv, &argv_at, global_flag, place);
             }
             if let Some(flag) = dry_run_flag.filter(|f| argv.contains(f)) {
                 if kind == Some(ProbeKind::Destructive) {
@@ -508,22 +517,153 @@ impl Validator {
         }
     }
 
-    fn confirmation_flags(&mut self, argv: &[&str], at: &str, kind: Option<ProbeKind>) {
-        let destructive = kind == Some(ProbeKind::Destructive);
-        for (i, arg) in argv.iter().enumerate() {
-            if is_confirmation_flag(arg, destructive) {
-                self.push(
-                    &child(at, i),
-                    format!("\"{arg}\" is a confirmation flag: with it the kit would execute the action for real"),
-                    "remove it; destructive probes run without confirmation (expecting refusal) and with their dry_run_flag",
-                );
-            }
+    /// The argument_order rule of the profile format: command_path is the "Path of a
+    /// side-effect-free command". A command the profile's own destructive probes name
+    /// is not one, and neither is one given a destructive probe's dry_run_flag.
+    fn argument_order_side_effects(&mut self, order: &Map<String, Value>, probes: &[Value]) {
+        let command_path = order
+            .get("command_path")
+            .and_then(strings)
+            .unwrap_or_default();
+        let local_args = order
+            .get("local_args")
+            .and_then(strings)
+            .unwrap_or_default();
+        let probes: Vec<(usize, ProbeView)> = probes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| ProbeView::of(p).map(|view| (i, view)))
+            .collect();
+        // A path the profile itself runs as a read or stream probe is declared
+        // side-effect free, even when a destructive command starts with it.
+        let declared_safe = |path: &[&str]| {
+            probes.iter().any(|(_, p)| {
+                matches!(p.kind, ProbeKind::Read | ProbeKind::Stream) && p.command() == path
+            })
+        };
+        for (i, probe) in probes
+            .iter()
+            .filter(|(_, p)| p.kind == ProbeKind::Destructive)
+        {
+            let path = probe.command();
+            let names_it = !command_path.is_empty()
+                && path.starts_with(&command_path)
+                && (path == command_path || !declared_safe(&command_path));
+            let dry_run_at = probe
+                .dry_run_flag
+                .and_then(|f| local_args.iter().position(|a| is_flag(a, f)));
+            let which = format!(
+                "destructive probe \"{}\" (/probes/{i}, argv {})",
+                probe.name,
+                show_args(&probe.argv)
+            );
+            let (pointer, what) = if names_it {
+                let also = dry_run_at
+                    .map(|j| {
+                        format!(
+                            ", and local_args contain its dry_run_flag \"{}\"",
+                            local_args[j]
+                        )
+                    })
+                    .unwrap_or_default();
+                (
+                    child(ORDER_AT, "command_path"),
+                    format!(
+                        "command_path {} is the command of {which}{also}",
+                        show_args(&command_path)
+                    ),
+                )
+            } else if let Some(j) = dry_run_at {
+                (
+                    child(&child(ORDER_AT, "local_args"), j),
+                    format!(
+                        "local_args contain \"{}\", the dry_run_flag of {which}",
+                        local_args[j]
+                    ),
+                )
+            } else {
+                continue;
+            };
+            let read = probes
+                .iter()
+                .find(|(_, p)| p.kind == ProbeKind::Read && !p.command().is_empty());
+            let fix = match read {
+                Some((_, read)) => format!(
+                    "point argument_order at a read command, e.g. \"command_path\": {} from read probe \"{}\", with local_args an option of that command that changes its output (a filter or a cursor); never a confirmation or dry-run flag",
+                    show_args(&read.command()),
+                    read.name
+                ),
+                None => "point argument_order at a side-effect-free command and one of its options that changes its output, or remove argument_order to skip the argument_order check".to_string(),
+            };
+            self.push(
+                &pointer,
+                format!(
+                    "argument_order names a destructive command: {what}. The profile format defines command_path as the \"Path of a side-effect-free command\", and the kit runs it for real several times (once for each placement of global_flag, and more)"
+                ),
+                fix,
+            );
+            // One violation says it; every other destructive probe would repeat it.
+            return;
         }
     }
 
-    fn format_flags(&mut self, argv: &[&str], at: &str, global_flag: Option<&str>) {
-        for (i, arg) in argv.iter().enumerate() {
-            let next = argv.get(i + 1).copied();
+    fn confirmation_flags(&mut self, args: &[&str], at: &str, place: Place) {
+        let destructive = matches!(
+            place,
+            Place::Probe {
+                kind: Some(ProbeKind::Destructive),
+                ..
+            }
+        );
+        for (i, arg) in args.iter().enumerate().skip(place.first_argument()) {
+            if !is_confirmation_flag(arg, destructive) {
+                continue;
+            }
+            let (why, fix) = match place {
+                Place::Command => (
+                    "command prefixes every run, so the destructive probes' refusal and preview runs would execute the action for real".to_string(),
+                    "remove it from command: the kit never deletes on purpose; destructive probes run without confirmation (expecting refusal) and with their dry_run_flag".to_string(),
+                ),
+                Place::ArgumentOrder => (
+                    "argument_order's command runs for real several times, and the profile format defines command_path as the \"Path of a side-effect-free command\"".to_string(),
+                    "remove it; give argument_order a read command and one of its options that changes its output (a filter or a cursor)".to_string(),
+                ),
+                Place::Probe { kind: Some(ProbeKind::Destructive), dry_run_flag } => {
+                    let live = if is_flag(arg, "--live") {
+                        " (\"--live\" turns a tool's safe default, a preview, into the real action)"
+                    } else {
+                        ""
+                    };
+                    let without: Vec<&str> = args
+                        .iter()
+                        .copied()
+                        .filter(|a| !is_confirmation_flag(a, true))
+                        .collect();
+                    let preview = match dry_run_flag {
+                        Some(flag) => format!("adds the dry_run_flag \"{flag}\" itself for the preview"),
+                        None => "needs a dry_run_flag (e.g. \"--dry-run\") for the preview".to_string(),
+                    };
+                    (
+                        format!("with it every run of this destructive probe executes the action for real{live}. The profile format says: \"Confirmation flags never appear in a probe. Destructive probes run without confirmation and with their declared dry_run_flag; the kit never deletes on purpose\""),
+                        format!("remove \"{arg}\" from argv: the kit runs {} without confirmation, expecting a refusal, and {preview}", show_args(&without)),
+                    )
+                }
+                Place::Manifest | Place::Probe { .. } => (
+                    "with it the kit would execute the action for real".to_string(),
+                    "remove it; destructive probes run without confirmation (expecting refusal) and with their dry_run_flag".to_string(),
+                ),
+            };
+            self.push(
+                &child(at, i),
+                format!("\"{arg}\" is a confirmation flag: {why}"),
+                fix,
+            );
+        }
+    }
+
+    fn format_flags(&mut self, args: &[&str], at: &str, global_flag: Option<&str>, place: Place) {
+        for (i, arg) in args.iter().enumerate().skip(place.first_argument()) {
+            let next = args.get(i + 1).copied();
             let named = if is_flag(arg, "--json") {
                 Some(format!("\"{arg}\" selects JSON output"))
             } else if global_flag.is_some_and(|g| is_flag(arg, g)) {
@@ -534,15 +674,87 @@ impl Validator {
                 format_value(arg, next)
                     .map(|value| format!("\"{arg}\" selects the \"{value}\" output format"))
             };
-            if let Some(named) = named {
-                self.push(
-                    &child(at, i),
-                    format!("{named}: json_envelope must prove the tool prints JSON without flags when stdout is not a TTY (REQ-F-003)"),
-                    "remove the format flag from argv; argument_order is the one place a profile names it",
-                );
-            }
+            let Some(named) = named else { continue };
+            let (reach, from) = match place {
+                Place::Command => (
+                    "command prefixes every run, so it would reach the read, invalid and destructive probes, and ",
+                    "command",
+                ),
+                _ => ("", "argv"),
+            };
+            self.push(
+                &child(at, i),
+                format!("{named}: {reach}json_envelope must prove the tool prints JSON without flags when stdout is not a TTY (REQ-F-003)"),
+                format!("remove the format flag from {from}; argument_order is the one place a profile names it"),
+            );
         }
     }
+}
+
+/// Where a list of arguments sits in the profile, for the wording of its violations.
+#[derive(Clone, Copy)]
+enum Place<'a> {
+    /// `command`, whose first element is the program, not an argument.
+    Command,
+    Manifest,
+    ArgumentOrder,
+    Probe {
+        kind: Option<ProbeKind>,
+        dry_run_flag: Option<&'a str>,
+    },
+}
+
+impl Place<'_> {
+    fn first_argument(self) -> usize {
+        match self {
+            Place::Command => 1,
+            _ => 0,
+        }
+    }
+}
+
+/// The parts of a well-formed probe that cross-probe rules need; `None` for a probe
+/// that is malformed (its own violations say why).
+struct ProbeView<'a> {
+    name: &'a str,
+    kind: ProbeKind,
+    argv: Vec<&'a str>,
+    dry_run_flag: Option<&'a str>,
+}
+
+impl<'a> ProbeView<'a> {
+    fn of(probe: &'a Value) -> Option<Self> {
+        Some(ProbeView {
+            name: probe.get("name").and_then(Value::as_str).unwrap_or(""),
+            kind: probe
+                .get("kind")
+                .and_then(Value::as_str)
+                .and_then(parse_kind)?,
+            argv: probe.get("argv").and_then(strings)?,
+            dry_run_flag: probe.get("dry_run_flag").and_then(Value::as_str),
+        })
+    }
+
+    /// The leading arguments up to the first option: the command path, and any
+    /// positionals given before an option.
+    fn command(&self) -> Vec<&'a str> {
+        self.argv
+            .iter()
+            .copied()
+            .take_while(|a| !a.starts_with('-'))
+            .collect()
+    }
+}
+
+/// The elements of an array of strings; `None` when it is not one.
+fn strings(value: &Value) -> Option<Vec<&str>> {
+    value.as_array()?.iter().map(Value::as_str).collect()
+}
+
+/// Arguments as the JSON array a profile author would write.
+fn show_args(args: &[&str]) -> String {
+    let quoted: Vec<String> = args.iter().map(|a| Value::from(*a).to_string()).collect();
+    format!("[{}]", quoted.join(", "))
 }
 
 /// `arg` is `flag` or `flag=...`.
@@ -659,6 +871,61 @@ mod tests {
         assert!(is_confirmation_flag("-f", true));
         assert!(!is_confirmation_flag("-f", false));
         assert!(!is_confirmation_flag("-f=x", true));
+    }
+
+    /// The violations of `argument_order` against these probes, as (pointer, message).
+    fn order_violations(command_path: &[&str], local_args: &[&str], probes: Value) -> Vec<String> {
+        let doc = serde_json::json!({
+            "schema_version": "1.0", "tool": "t", "command": ["sh"], "timeout_seconds": 5,
+            "argument_order": {
+                "command_path": command_path, "local_args": local_args,
+                "global_flag": "--format", "value": "json", "alternate_value": "plain"
+            },
+            "probes": probes
+        });
+        validate_document(&doc)
+            .into_iter()
+            .map(|v| v.pointer)
+            .collect()
+    }
+
+    #[test]
+    fn argument_order_on_a_destructive_command_is_refused() {
+        let delete = serde_json::json!({
+            "name": "delete", "argv": ["delete", "staging", "--filter", "x"],
+            "kind": "destructive", "dry_run_flag": "--preview"
+        });
+        let list = serde_json::json!({ "name": "list", "argv": ["delete"], "kind": "read" });
+        // The destructive command itself, or its start, with positionals after it.
+        for path in [&["delete", "staging"][..], &["delete"]] {
+            assert_eq!(
+                order_violations(path, &["--limit", "2"], serde_json::json!([delete])),
+                ["/argument_order/command_path"],
+                "{path:?}"
+            );
+        }
+        // Its dry_run_flag in local_args, also written with a value.
+        assert_eq!(
+            order_violations(
+                &["show"],
+                &["--limit", "--preview=yes"],
+                serde_json::json!([delete])
+            ),
+            ["/argument_order/local_args/1"]
+        );
+        // A start the profile itself runs as a read probe is declared side-effect free,
+        // an empty path (the root command) names nothing, and another command is fine.
+        assert!(order_violations(
+            &["delete"],
+            &["--limit", "2"],
+            serde_json::json!([delete, list])
+        )
+        .is_empty());
+        assert!(order_violations(&[], &["--limit", "2"], serde_json::json!([delete])).is_empty());
+        assert!(
+            order_violations(&["deleted"], &["--limit", "2"], serde_json::json!([delete]))
+                .is_empty()
+        );
     }
 
     #[test]

@@ -86,12 +86,14 @@ fn expected() -> BTreeMap<String, Expected> {
 
 /// The fixtures whose rule no JSON Schema can state: the rule relates two values
 /// (unique names, alternate_value != value, a flag followed by its value, the
-/// profile's own global flag, argv containing dry_run_flag), needs the file system
-/// (command resolution), or is about the text rather than the parsed document
-/// (duplicate keys, not JSON at all).
+/// profile's own global flag, argv containing dry_run_flag, argument_order against the
+/// destructive probes), needs the file system (command resolution), or is about the
+/// text rather than the parsed document (duplicate keys, not JSON at all).
 const VALIDATOR_ONLY: &[&str] = &[
     "alternate_value_equals_value",
+    "argument_order_local_args_dry_run_flag",
     "command_empty_string",
+    "command_format_json",
     "command_is_directory",
     "command_not_executable",
     "command_not_found_relative",
@@ -717,6 +719,36 @@ fn text_output_names_file_line_column_and_pointer() {
 }
 
 #[test]
+fn text_output_of_a_treaty_argument_order_says_what_the_seed_says_and_what_to_use() {
+    let file = invalid_dir().join("treaty_argument_order_on_destructive_command.json");
+    let output = conform([
+        OsStr::new("validate"),
+        OsStr::new("--format=text"),
+        file.as_os_str(),
+    ]);
+    assert_eq!(output.code, Some(2));
+    let text = &output.stdout;
+    let location = format!("{}:8:5: /argument_order/command_path: ", file.display());
+    assert!(
+        text.contains(&format!(
+            "error {location}argument_order names a destructive command"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"Path of a side-effect-free command\""),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "  fix: point argument_order at a read command, e.g. \"command_path\": [\"items\", \"list\"] from read probe \"items list\""
+        ),
+        "{text}"
+    );
+    assert!(text.contains("2 violations; nothing was run"), "{text}");
+}
+
+#[test]
 fn text_output_of_malformed_json_and_of_a_valid_profile() {
     let malformed = invalid_dir().join("malformed_json.json");
     let output = conform([
@@ -1139,6 +1171,7 @@ const VALIDATOR_ONLY_MESSAGES: &[&str] = &[
     "\"-o\" selects the",
     "is the profile's argument_order.global_flag",
     "argv already contains the dry_run_flag",
+    "argument_order names a destructive command",
 ];
 
 fn parent(pointer: &str) -> &str {
