@@ -5,5 +5,6 @@ mod broken_clis;
 mod hostile;
 mod profile_validation;
 mod reference_cli;
+mod schemas;
 mod support;
 mod trust;
