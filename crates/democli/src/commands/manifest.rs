@@ -1,6 +1,7 @@
 //! `democli manifest`: the whole registry as a ManifestResponse (REQ-O-041), in the
-//! shape of the spec's `schemas/manifest-response.md` (schema 3.x: global options in
-//! the root `flags`, positionals per command, closed entries).
+//! shape of the spec's published `schemas/manifest-response.json` (schema 3.x: global
+//! options in the root `flags`, positionals per command, closed entries that hold
+//! only the fields that schema defines).
 
 use serde_json::{json, Map, Value};
 
@@ -135,16 +136,11 @@ fn entry(command: &Command, faults: Faults) -> Value {
     if command.is_group() {
         entry.insert("subcommands".into(), json!(command.subcommands));
     }
+    // REQ-O-004: a command that streams by default says so. One that streams on
+    // request shows it by its `stream` flag: the published CommandEntry is closed and
+    // defines no `supports_streaming`, nor a `requires_confirmation` for REQ-O-021.
     if command.streaming_default {
         entry.insert("streaming_default".into(), json!(true));
-    }
-    // REQ-O-004: commands that can stream say so; REQ-O-021: destructive commands
-    // refuse until confirmed.
-    if command.streaming_default || command.flags.iter().any(|f| f.name == "stream") {
-        entry.insert("supports_streaming".into(), json!(true));
-    }
-    if danger == Danger::Destructive && !command.is_group() {
-        entry.insert("requires_confirmation".into(), json!(true));
     }
     if command.idempotent {
         entry.insert("idempotent".into(), json!(true));
@@ -281,17 +277,24 @@ mod tests {
         assert_eq!(delete["danger_level"], "destructive");
         assert!(delete["flags"]["dry-run"].is_object());
         assert_eq!(manifest["commands"]["events"]["streaming_default"], true);
-        assert_eq!(manifest["commands"]["events"]["supports_streaming"], true);
-        assert_eq!(
-            manifest["commands"]["deployments.list"]["supports_streaming"],
-            true
-        );
-        assert_eq!(
-            manifest["commands"]["deployments.delete"]["requires_confirmation"],
-            true
-        );
-        assert!(manifest["commands"]["deployments.list"]
-            .get("requires_confirmation")
-            .is_none());
+        assert!(list.get("streaming_default").is_none());
+    }
+
+    /// The published CommandEntry is closed: fields only the prose names would make
+    /// the reference kit fail `manifest_valid`.
+    #[test]
+    fn commands_declare_no_prose_only_fields() {
+        let manifest = build(Faults::default());
+        let commands = manifest["commands"].as_object().expect("commands");
+        for (key, entry) in commands {
+            for field in [
+                "supports_streaming",
+                "requires_confirmation",
+                "interruption",
+                "requires_person",
+            ] {
+                assert!(entry.get(field).is_none(), "{key} declares {field}");
+            }
+        }
     }
 }
