@@ -9,8 +9,8 @@
 
 use std::sync::OnceLock;
 
-use jsonschema::paths::LocationSegment;
 use jsonschema::error::ValidationErrorKind;
+use jsonschema::paths::LocationSegment;
 use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 

@@ -154,7 +154,9 @@ fn invalid_fixtures_break_one_base_rule(format: &Format) {
         // The strict layer leaves what the base reports to the base.
         problems.extend(no_errors(&name, "strict", (format.strict)(&doc)));
         if (format.both)(&doc) != base {
-            problems.push(format!("{name}: combined errors differ from the base layer's"));
+            problems.push(format!(
+                "{name}: combined errors differ from the base layer's"
+            ));
         }
     }
     assert_no_problems(problems);
@@ -169,10 +171,14 @@ fn strict_fixtures_pass_base_and_fail_strict(format: &Format) {
         problems.extend(failure_problems(&name, &strict, &expected));
         let rule = format!("strict rule {}:", expected.names);
         if !strict.iter().all(|e| e.contains(&rule)) {
-            problems.push(format!("{name}: not every error names {rule:?}: {strict:?}"));
+            problems.push(format!(
+                "{name}: not every error names {rule:?}: {strict:?}"
+            ));
         }
         if (format.both)(&doc) != strict {
-            problems.push(format!("{name}: combined errors differ from the strict layer's"));
+            problems.push(format!(
+                "{name}: combined errors differ from the strict layer's"
+            ));
         }
     }
     assert_no_problems(problems);
