@@ -2,10 +2,12 @@
 //! waits for have finished. Results are stored by plan index, so the report's order
 //! never depends on the scheduling.
 
+use std::any::Any;
 use std::collections::VecDeque;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Condvar, Mutex};
 
-use crate::exec::{RunRecord, RunSpec};
+use crate::exec::{RunError, RunErrorKind, RunRecord, RunSpec};
 use crate::plan::{Plan, RunIndex};
 
 /// What happened to each planned run, by plan index: `None` when it was not made
@@ -70,7 +72,7 @@ where
                 };
                 // After conform was interrupted, runs not yet started are skipped.
                 let skip = gated_out || crate::exec::cancel_requested();
-                let record = (!skip).then(|| run(&plan.runs[index].spec));
+                let record = (!skip).then(|| make(&plan.runs[index].spec, &run));
                 let mut guard = lock(&state);
                 guard.records[index] = record;
                 guard.outstanding -= 1;
@@ -89,6 +91,38 @@ where
         .into_inner()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .records
+}
+
+/// One run, a panic in it becoming that run's error record: a worker that died
+/// would leave the others waiting forever for its run to finish.
+fn make<F>(spec: &RunSpec, run: &F) -> RunRecord
+where
+    F: Fn(&RunSpec) -> RunRecord,
+{
+    // Unwind-safe enough: after a panic only its message is used, and the scheduler
+    // reads nothing the run was in the middle of changing.
+    match std::panic::catch_unwind(AssertUnwindSafe(|| run(spec))) {
+        Ok(record) => record,
+        Err(payload) => RunRecord {
+            error: Some(RunError {
+                kind: RunErrorKind::Internal,
+                message: format!(
+                    "conform's run of this command panicked: {}",
+                    panic_message(payload.as_ref())
+                ),
+            }),
+            ..RunRecord::new(spec)
+        },
+    }
+}
+
+/// The text `panic!` was given; other payloads (from `panic_any`) have none.
+fn panic_message(payload: &(dyn Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a panic without a message")
 }
 
 /// A worker that panicked while holding the lock leaves consistent state behind
@@ -143,7 +177,7 @@ mod tests {
             stderr: Captured::default(),
             signal_sent: false,
             pipe_held_open: false,
-            spawn_error: None,
+            error: None,
         }
     }
 
@@ -175,6 +209,39 @@ mod tests {
             let pos = |n: &str| order.iter().position(|x| x == n);
             assert!(pos("first") < pos("after"), "jobs {jobs}: {order:?}");
             assert_eq!(order.len(), 3);
+        }
+    }
+
+    #[test]
+    fn a_panicking_run_becomes_its_error_record_and_the_rest_go_on() {
+        // 1 panics; 2 waits for it; 0 and 3 are free.
+        let plan = Plan {
+            runs: vec![
+                planned("fine", vec![], None),
+                planned("panics", vec![], None),
+                planned("after", vec![1], None),
+                planned("also fine", vec![], None),
+            ],
+        };
+        for jobs in [1, 2, 8] {
+            let records = execute(&plan, jobs, |spec| {
+                if spec.program.as_os_str() == "panics" {
+                    panic!("boom at {}", spec.program.display());
+                }
+                record(false)
+            });
+            let failed = records[1].as_ref().expect("the panicking run has a record");
+            let error = failed.error.as_ref().expect("an error record");
+            assert_eq!(error.kind, RunErrorKind::Internal, "jobs {jobs}");
+            assert_eq!(
+                error.message,
+                "conform's run of this command panicked: boom at panics"
+            );
+            assert_eq!(failed.argv, ["panics"]);
+            for index in [0, 2, 3] {
+                let made = records[index].as_ref().expect("made");
+                assert!(made.error.is_none(), "jobs {jobs}: run {index}");
+            }
         }
     }
 }

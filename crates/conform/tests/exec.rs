@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
-use conform::exec::{self, Exit, Interrupt, RunRecord, RunSpec, StdinMode};
+use conform::exec::{self, Exit, Interrupt, RunErrorKind, RunRecord, RunSpec, StdinMode};
 
 /// Generous bound on what a run may take past its limit.
 const SLACK: Duration = Duration::from_secs(2);
@@ -56,7 +56,7 @@ fn records_exit_code_and_both_streams() {
     assert_eq!(record.exit, Exit::Code(3));
     assert_eq!(record.exit_code(), Some(3));
     assert!(!record.timed_out);
-    assert!(record.spawn_error.is_none());
+    assert!(record.error.is_none());
     assert_eq!(record.stdout.bytes, b"out\n");
     assert_eq!(record.stdout.total_bytes, 4);
     assert!(!record.stdout.truncated);
@@ -402,12 +402,19 @@ fn a_stream_reads_stdout_to_eof_or_the_limit() {
     assert!(record.duration < spec.limit);
 }
 
+/// The message of a record's spawn error.
+fn spawn_error(record: &RunRecord) -> String {
+    let error = record.error.as_ref().expect("spawn error");
+    assert_eq!(error.kind, RunErrorKind::Spawn);
+    error.message.clone()
+}
+
 #[test]
 fn a_missing_program_is_a_spawn_error() {
     let mut spec = spec("no_such_tool.sh");
     spec.limit = Duration::from_secs(1);
     let (record, _) = run(&spec);
-    let error = record.spawn_error.expect("spawn error");
+    let error = spawn_error(&record);
     assert!(error.contains("no_such_tool.sh"), "{error}");
     assert!(error.contains("No such file"), "{error}");
     assert_eq!(record.exit, Exit::Unknown);
@@ -426,7 +433,7 @@ fn a_file_that_is_not_executable_is_a_spawn_error() {
     let mut spec = spec("unused");
     spec.program = path.clone();
     let (record, _) = run(&spec);
-    let error = record.spawn_error.expect("spawn error");
+    let error = spawn_error(&record);
     assert!(error.contains(&path.display().to_string()), "{error}");
     assert!(error.contains("Permission denied"), "{error}");
 }
@@ -436,7 +443,7 @@ fn a_missing_working_directory_is_a_spawn_error_naming_it() {
     let mut spec = spec("exit_code.sh");
     spec.cwd = PathBuf::from("/nonexistent/conform-exec-test");
     let (record, _) = run(&spec);
-    let error = record.spawn_error.expect("spawn error");
+    let error = spawn_error(&record);
     assert!(error.contains("/nonexistent/conform-exec-test"), "{error}");
 }
 

@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::exec::{Exit, RunRecord};
+use crate::exec::{Exit, RunError, RunErrorKind, RunRecord};
 use crate::plan::{Plan, PlannedRun, RunIndex, RunRole};
 use crate::profile::LoadedProfile;
 use crate::schedule::Records;
@@ -171,8 +171,8 @@ impl Outcome {
     /// not judged further (returns false).
     pub fn completed(&mut self, run: &Judged<'_>) -> bool {
         self.runs_checked += 1;
-        if let Some(error) = &run.record.spawn_error {
-            self.fail(run, format!("the tool could not be started: {error}"));
+        if let Some(error) = &run.record.error {
+            self.fail(run, error_detail(error));
             return false;
         }
         if run.record.timed_out {
@@ -189,6 +189,17 @@ impl Outcome {
     }
 }
 
+/// The failure detail for a run with nothing of the tool to judge.
+fn error_detail(error: &RunError) -> String {
+    match error.kind {
+        RunErrorKind::Spawn => format!("the tool could not be started: {}", error.message),
+        RunErrorKind::Internal => format!(
+            "{}; a bug in conform, not a verdict on the tool",
+            error.message
+        ),
+    }
+}
+
 /// A made run with its plan entry.
 #[derive(Debug, Clone, Copy)]
 pub struct Judged<'a> {
@@ -202,7 +213,7 @@ impl Judged<'_> {
     /// that did not are reported by the check that owns them (a hang check,
     /// `dry_run_preview`, ...), not judged again elsewhere.
     pub fn finished(&self) -> bool {
-        !self.record.timed_out && self.record.spawn_error.is_none()
+        !self.record.timed_out && self.record.error.is_none()
     }
 
     /// "exited 1", "was killed by SIGSEGV": how the run ended, for details.

@@ -230,8 +230,8 @@ pub fn judge(ctx: &Context<'_>) -> StreamOutcomes {
 
 fn contract(outcome: &mut Outcome, run: &Judged<'_>, parsed: &ParsedStream, deadline: f64) {
     outcome.runs_checked += 1;
-    if let Some(error) = &run.record.spawn_error {
-        outcome.fail(run, format!("the tool could not be started: {error}"));
+    if let Some(error) = &run.record.error {
+        outcome.fail(run, super::error_detail(error));
         return;
     }
     let stdout = &run.record.stdout;
@@ -302,8 +302,8 @@ fn sigint(
     deadline: f64,
 ) {
     outcome.runs_checked += 1;
-    if let Some(error) = &run.record.spawn_error {
-        outcome.fail(run, format!("the tool could not be started: {error}"));
+    if let Some(error) = &run.record.error {
+        outcome.fail(run, super::error_detail(error));
         return;
     }
     if !run.record.signal_sent {

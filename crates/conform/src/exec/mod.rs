@@ -47,7 +47,7 @@ pub fn cancel_requested() -> bool {
 
 /// Makes one run as described in the module docs and records what the tool did.
 /// Never panics and never outlasts `spec.limit` by more than about a second; a
-/// program that cannot be started yields a record with `spawn_error` set.
+/// program that cannot be started yields a record with a `Spawn` error.
 pub fn run(spec: &RunSpec) -> RunRecord {
     runner::run(spec)
 }
@@ -160,11 +160,47 @@ pub struct RunRecord {
     /// or stderr open past the grace period; the kit stopped waiting. For a stream,
     /// also set when its process exited but stdout was still open at the limit.
     pub pipe_held_open: bool,
-    /// The tool could not be started at all (spawn error text).
-    pub spawn_error: Option<String>,
+    /// The run did not get as far as the tool doing anything to judge.
+    pub error: Option<RunError>,
+}
+
+/// Why a run has nothing of the tool to judge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunError {
+    pub kind: RunErrorKind,
+    /// For the evidence, e.g. "cannot run ./tool: No such file or directory".
+    pub message: String,
+}
+
+/// Whose failure a [`RunError`] is: the words a check reports depend on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunErrorKind {
+    /// The tool could not be started.
+    Spawn,
+    /// conform itself failed while making the run: a bug in the kit, not the tool.
+    Internal,
 }
 
 impl RunRecord {
+    /// The record of `spec` before anything happened: what was asked for, no exit.
+    pub(crate) fn new(spec: &RunSpec) -> RunRecord {
+        RunRecord {
+            argv: std::iter::once(spec.program.to_string_lossy().into_owned())
+                .chain(spec.args.iter().cloned())
+                .collect(),
+            stdin: spec.stdin,
+            env_changes: spawn::env_changes(spec),
+            exit: Exit::Unknown,
+            timed_out: false,
+            duration: Duration::ZERO,
+            stdout: Captured::default(),
+            stderr: Captured::default(),
+            signal_sent: false,
+            pipe_held_open: false,
+            error: None,
+        }
+    }
+
     /// Exit code, if the process exited normally.
     pub fn exit_code(&self) -> Option<i32> {
         match self.exit {

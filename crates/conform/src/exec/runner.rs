@@ -11,7 +11,7 @@ use nix::unistd::Pid;
 
 use super::capture::Pipe;
 use super::process::Process;
-use super::{spawn, Exit, RunRecord, RunSpec};
+use super::{spawn, Exit, RunError, RunErrorKind, RunRecord, RunSpec};
 
 /// Longest single poll: bounds how late an exit without output is noticed (and so
 /// the precision of `duration`), at a negligible cost in wakeups.
@@ -28,27 +28,15 @@ const READ_CHUNK: usize = 64 * 1024;
 const LONGEST_LIMIT: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 
 pub(super) fn run(spec: &RunSpec) -> RunRecord {
-    let mut record = RunRecord {
-        argv: std::iter::once(spec.program.to_string_lossy().into_owned())
-            .chain(spec.args.iter().cloned())
-            .collect(),
-        stdin: spec.stdin,
-        env_changes: spawn::env_changes(spec),
-        exit: Exit::Unknown,
-        timed_out: false,
-        duration: Duration::ZERO,
-        stdout: Default::default(),
-        stderr: Default::default(),
-        signal_sent: false,
-        pipe_held_open: false,
-        spawn_error: None,
-    };
-
+    let mut record = RunRecord::new(spec);
     let start = Instant::now();
     let mut child = match spawn::spawn(spec) {
         Ok(child) => child,
         Err(err) => {
-            record.spawn_error = Some(spawn::describe_error(spec, &err));
+            record.error = Some(RunError {
+                kind: RunErrorKind::Spawn,
+                message: spawn::describe_error(spec, &err),
+            });
             record.duration = start.elapsed();
             return record;
         }
