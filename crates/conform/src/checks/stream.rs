@@ -24,72 +24,77 @@ enum LineKind {
     Terminal,
 }
 
-/// A stream's stdout, classified line by line.
+/// A stream's stdout, classified line by line in one pass: only the terminal line
+/// and a few counters are kept, so judging costs time and memory linear in the
+/// stream, whatever its length.
 #[derive(Debug, Default)]
 pub struct ParsedStream {
     pub lines: usize,
-    /// The JSON object lines up to and including the terminal line: line number,
-    /// kind, value.
-    objects: Vec<(usize, LineKind, Value)>,
-    /// Every way the stream breaks the line contract, numbering included.
+    /// The terminal line (a summary or an error envelope), if one was read.
+    terminal: Option<Value>,
+    /// The first [`REPORTED_PROBLEMS`] ways the stream breaks the line contract,
+    /// numbering included.
     pub problems: Vec<String>,
+    /// How many problems there are in all.
+    pub problem_count: usize,
 }
 
 impl ParsedStream {
-    fn items(&self) -> impl Iterator<Item = &Value> {
-        self.objects
-            .iter()
-            .filter(|(_, kind, _)| *kind == LineKind::Item)
-            .map(|(_, _, v)| v)
-    }
-
     fn terminal(&self) -> Option<&Value> {
-        self.objects
-            .iter()
-            .find(|(_, kind, _)| *kind == LineKind::Terminal)
-            .map(|(_, _, v)| v)
+        self.terminal.as_ref()
     }
 
     fn is_summary(&self) -> bool {
-        self.terminal()
-            .is_some_and(|t| t.get("_summary") == Some(&Value::Bool(true)))
+        self.terminal().is_some_and(is_summary)
     }
+
+    /// Keeps the first few problems and counts the rest: a flood of bad lines must
+    /// not cost a string each.
+    fn problem(&mut self, problem: String) {
+        if self.problems.len() < REPORTED_PROBLEMS {
+            self.problems.push(problem);
+        }
+        self.problem_count += 1;
+    }
+}
+
+fn is_summary(line: &Value) -> bool {
+    line.get("_summary") == Some(&Value::Bool(true))
 }
 
 /// Split stdout into lines as a line reader would: a final line without a newline
 /// still counts.
-pub fn lines(bytes: &[u8]) -> Vec<&[u8]> {
-    let mut out: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
-    if out.last().is_some_and(|l| l.is_empty()) {
-        out.pop();
-    }
-    out
+pub fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    bytes
+        .split_inclusive(|&b| b == b'\n')
+        .map(|line| line.strip_suffix(b"\n").unwrap_or(line))
 }
 
 pub fn parse_stream(bytes: &[u8]) -> ParsedStream {
     let mut parsed = ParsedStream::default();
-    let all = lines(bytes);
-    parsed.lines = all.len();
-    for (index, raw) in all.iter().enumerate() {
+    let mut numbering = Numbering::default();
+    // Line number of the terminal line, once read.
+    let mut terminal_at = None;
+    for (index, raw) in lines(bytes).enumerate() {
         let number = index + 1;
-        if let Some(&(terminal, _, _)) = parsed
-            .objects
-            .iter()
-            .find(|(_, k, _)| *k == LineKind::Terminal)
-        {
-            parsed.problems.push(format!(
-                "line {number} follows the terminal line {terminal}; a stream ends with exactly one terminal line"
-            ));
-            break;
+        parsed.lines = number;
+        if let Some(terminal) = terminal_at {
+            // Reported once, for the first line after it; the rest are only counted.
+            if number == terminal + 1 {
+                parsed.problem(format!(
+                    "line {number} follows the terminal line {terminal}; a stream ends with exactly one terminal line"
+                ));
+            }
+            continue;
         }
         let Ok(text) = std::str::from_utf8(raw) else {
-            parsed.problems.push(format!(
+            parsed.problem(format!(
                 "line {number} is not valid UTF-8, so it is not JSON"
             ));
             continue;
         };
         if text.trim().is_empty() {
-            parsed.problems.push(format!(
+            parsed.problem(format!(
                 "line {number} is blank; every stream line is one JSON object"
             ));
             continue;
@@ -98,31 +103,27 @@ pub fn parse_stream(bytes: &[u8]) -> ParsedStream {
             Ok(document) => document,
             Err(e) => {
                 let start: String = text.chars().take(40).collect();
-                parsed
-                    .problems
-                    .push(format!("line {number} is not JSON ({e}): {start:?}"));
+                parsed.problem(format!("line {number} is not JSON ({e}): {start:?}"));
                 continue;
             }
         };
         if !document.is_object() {
-            parsed
-                .problems
-                .push(format!("line {number} is JSON but not an object"));
+            parsed.problem(format!("line {number} is JSON but not an object"));
             continue;
         }
-        let kind = if document.get("_summary") == Some(&Value::Bool(true)) {
+        let kind = if is_summary(&document) {
             LineKind::Terminal
         } else if document.get("ok").is_some_and(Value::is_boolean)
             && document.get("error").is_some()
         {
             let errors = schemas::envelope_errors(&document);
             if !errors.is_empty() {
-                parsed.problems.push(format!(
+                parsed.problem(format!(
                     "line {number} is an error envelope that does not validate: {}",
                     schemas::summarize(&errors)
                 ));
             } else if document.get("ok") != Some(&Value::Bool(false)) {
-                parsed.problems.push(format!(
+                parsed.problem(format!(
                     "line {number} has ok: true beside error; a stream's error line is an envelope with ok: false"
                 ));
             }
@@ -132,69 +133,101 @@ pub fn parse_stream(bytes: &[u8]) -> ParsedStream {
         } else {
             LineKind::Item
         };
-        parsed.objects.push((number, kind, document));
+        numbering.line(number, kind, &document);
+        if kind == LineKind::Terminal {
+            terminal_at = Some(number);
+            parsed.terminal = Some(document);
+        }
     }
-    let numbering = numbering_problems(&parsed);
-    parsed.problems.extend(numbering);
+    if let Some(terminal) = &parsed.terminal {
+        numbering.terminal(terminal);
+    }
+    // Line problems first, then numbering, as the lines are read by a person.
+    let count = parsed.problem_count + numbering.problem_count;
+    for problem in numbering.problems {
+        parsed.problem(problem);
+    }
+    parsed.problem_count = count;
     parsed
 }
 
-/// The `_seq` numbering rules: if the first item has `_seq`, every item has it,
-/// 1, 2, 3...; heartbeats and the terminal line have none; the summary's `_count`
-/// equals the items and an error terminal's `meta.items_emitted` the last `_seq`.
-/// Without `_seq` on the first item, no line carries it.
-fn numbering_problems(parsed: &ParsedStream) -> Vec<String> {
-    let mut problems = Vec::new();
-    let numbered = parsed
-        .items()
-        .next()
-        .is_some_and(|i| i.get("_seq").is_some());
-    let mut item_index = 0u64;
-    for (number, kind, line) in &parsed.objects {
+/// The `_seq` numbering rules, followed line by line: if the first item has `_seq`,
+/// every item has it, 1, 2, 3...; heartbeats and the terminal line have none; the
+/// summary's `_count` equals the items and an error terminal's `meta.items_emitted`
+/// the last `_seq`. Without `_seq` on the first item, no line carries it.
+#[derive(Default)]
+struct Numbering {
+    /// Whether the first item carries `_seq`; `None` before the first item.
+    numbered: Option<bool>,
+    items: u64,
+    /// `_seq` of the last item (0 if it has none).
+    last_seq: u64,
+    /// The first [`REPORTED_PROBLEMS`] problems, and how many in all.
+    problems: Vec<String>,
+    problem_count: usize,
+}
+
+impl Numbering {
+    fn problem(&mut self, problem: String) {
+        if self.problems.len() < REPORTED_PROBLEMS {
+            self.problems.push(problem);
+        }
+        self.problem_count += 1;
+    }
+
+    fn line(&mut self, number: usize, kind: LineKind, line: &Value) {
         let seq = line.get("_seq");
-        if !numbered || *kind != LineKind::Item {
+        if kind == LineKind::Item {
+            self.items += 1;
+            self.last_seq = seq.and_then(Value::as_u64).unwrap_or(0);
+        }
+        let numbered = match kind {
+            LineKind::Item => *self.numbered.get_or_insert(seq.is_some()),
+            _ => false,
+        };
+        if !numbered {
             if seq.is_some() {
                 let what = match kind {
                     LineKind::Terminal => "the terminal line",
                     LineKind::Heartbeat => "a heartbeat line",
                     LineKind::Item => "an item of a stream whose first item has no _seq",
                 };
-                problems.push(format!("line {number} carries _seq but is {what}"));
+                self.problem(format!("line {number} carries _seq but is {what}"));
             }
-            continue;
+            return;
         }
-        item_index += 1;
+        let expected = self.items;
         match seq.and_then(Value::as_u64) {
-            Some(s) if s == item_index => {}
-            Some(s) => problems.push(format!("line {number} has _seq {s}, expected {item_index}: _seq starts at 1 and rises by 1")),
-            None => problems.push(format!("line {number} has no integer _seq although the first item is numbered")),
+            Some(s) if s == expected => {}
+            Some(s) => self.problem(format!(
+                "line {number} has _seq {s}, expected {expected}: _seq starts at 1 and rises by 1"
+            )),
+            None => self.problem(format!(
+                "line {number} has no integer _seq although the first item is numbered"
+            )),
         }
     }
-    if numbered {
-        let count = parsed.items().count() as u64;
-        if let Some(terminal) = parsed.terminal() {
-            if parsed.is_summary() {
-                match terminal.get("_count").and_then(Value::as_u64) {
-                    Some(c) if c == count => {}
-                    Some(c) => problems.push(format!("the summary's _count is {c} but the stream has {count} item lines")),
-                    None => problems.push(format!("the summary has no _count; a numbered stream's summary counts its {count} items")),
-                }
-            } else {
-                let last = parsed
-                    .items()
-                    .last()
-                    .and_then(|i| i.get("_seq"))
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0);
-                match terminal.pointer("/meta/items_emitted").and_then(Value::as_u64) {
-                    Some(n) if n == last => {}
-                    Some(n) => problems.push(format!("the error line's meta.items_emitted is {n} but the last _seq is {last}")),
-                    None => problems.push(format!("the error line has no meta.items_emitted; a numbered stream's error line gives the last _seq ({last})")),
-                }
+
+    /// What the terminal line says about a numbered stream's items.
+    fn terminal(&mut self, terminal: &Value) {
+        if self.numbered != Some(true) {
+            return;
+        }
+        let (count, last) = (self.items, self.last_seq);
+        if is_summary(terminal) {
+            match terminal.get("_count").and_then(Value::as_u64) {
+                Some(c) if c == count => {}
+                Some(c) => self.problem(format!("the summary's _count is {c} but the stream has {count} item lines")),
+                None => self.problem(format!("the summary has no _count; a numbered stream's summary counts its {count} items")),
+            }
+        } else {
+            match terminal.pointer("/meta/items_emitted").and_then(Value::as_u64) {
+                Some(n) if n == last => {}
+                Some(n) => self.problem(format!("the error line's meta.items_emitted is {n} but the last _seq is {last}")),
+                None => self.problem(format!("the error line has no meta.items_emitted; a numbered stream's error line gives the last _seq ({last})")),
             }
         }
     }
-    problems
 }
 
 pub fn judge(ctx: &Context<'_>) -> StreamOutcomes {
@@ -245,16 +278,15 @@ fn contract(outcome: &mut Outcome, run: &Judged<'_>, parsed: &ParsedStream, dead
             ),
         );
     }
-    let problems = &parsed.problems;
-    for problem in problems.iter().take(REPORTED_PROBLEMS) {
+    for problem in &parsed.problems {
         outcome.fail(run, problem.clone());
     }
-    if problems.len() > REPORTED_PROBLEMS {
+    if parsed.problem_count > parsed.problems.len() {
         outcome.fail(
             run,
             format!(
                 "{} more stream lines break the contract",
-                problems.len() - REPORTED_PROBLEMS
+                parsed.problem_count - parsed.problems.len()
             ),
         );
     }
@@ -405,9 +437,105 @@ mod tests {
     }
 
     #[test]
+    fn a_flood_of_bad_lines_keeps_a_few_and_counts_the_rest() {
+        let mut text = "x\n".repeat(10);
+        text.push_str("{\"_summary\":true}\n{}\n{}\n");
+        let parsed = parse_stream(text.as_bytes());
+        assert_eq!(parsed.lines, 13);
+        assert_eq!(parsed.problems.len(), REPORTED_PROBLEMS);
+        assert!(parsed.problems[0].starts_with("line 1 is not JSON"));
+        // Ten prose lines and one report for the lines after the terminal one.
+        assert_eq!(parsed.problem_count, 11);
+        assert!(parsed.is_summary());
+    }
+
+    #[test]
+    fn an_error_terminal_gives_the_last_seq() {
+        let terminal = "{\"ok\":false,\"error\":{\"code\":\"X\"},\"meta\":{\"items_emitted\":1}}";
+        let parsed =
+            parse_stream(format!("{{\"_seq\":1}}\n{{\"_seq\":2}}\n{terminal}\n").as_bytes());
+        assert!(!parsed.is_summary() && parsed.terminal().is_some());
+        assert!(
+            parsed
+                .problems
+                .iter()
+                .any(|m| m.contains("items_emitted is 1 but the last _seq is 2")),
+            "{:?}",
+            parsed.problems
+        );
+    }
+
+    /// A million-line numbered stream, judged as `stream_contract` judges a run.
+    /// Linear judging takes about a second; anything quadratic in the lines would
+    /// take many minutes, so the test run itself shows the difference.
+    #[test]
+    fn a_million_line_stream_is_judged_in_linear_time() {
+        use crate::exec::{Captured, Exit, RunRecord, RunSpec, StdinMode};
+        use crate::plan::PlannedRun;
+        use std::fmt::Write;
+        use std::time::Duration;
+
+        const ITEMS: usize = 1_000_000;
+        let mut text = String::with_capacity(ITEMS * 20);
+        for seq in 1..=ITEMS {
+            let _ = writeln!(text, "{{\"_seq\":{seq}}}");
+        }
+        let _ = writeln!(text, "{{\"_summary\":true,\"_count\":{ITEMS}}}");
+        let bytes = text.into_bytes();
+        let planned = PlannedRun {
+            label: "stream".to_string(),
+            role: RunRole::Stream { probe: 0 },
+            spec: RunSpec {
+                program: "tool".into(),
+                args: vec![],
+                cwd: ".".into(),
+                env_set: vec![],
+                stdin: StdinMode::Closed,
+                limit: Duration::from_secs(10),
+                capture_limit: crate::exec::DEFAULT_CAPTURE_LIMIT,
+                stream: true,
+                interrupt: None,
+            },
+            after: vec![],
+            gate: None,
+        };
+        let record = RunRecord {
+            argv: vec!["tool".to_string()],
+            stdin: StdinMode::Closed,
+            env_changes: vec![],
+            exit: Exit::Code(0),
+            timed_out: false,
+            duration: Duration::ZERO,
+            stdout: Captured {
+                total_bytes: bytes.len() as u64,
+                bytes,
+                truncated: false,
+            },
+            stderr: Captured::default(),
+            signal_sent: false,
+            pipe_held_open: false,
+            error: None,
+        };
+        let run = Judged {
+            index: 0,
+            planned: &planned,
+            record: &record,
+        };
+        let parsed = parse_stream(&run.record.stdout.bytes);
+        assert_eq!(parsed.lines, ITEMS + 1);
+        assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);
+        let mut outcome = Outcome::new(CheckId::StreamContract);
+        contract(&mut outcome, &run, &parsed, 10.0);
+        assert_eq!(outcome.runs_checked, 1);
+        assert!(outcome.failures.is_empty());
+    }
+
+    #[test]
     fn last_line_without_newline_counts() {
-        assert_eq!(lines(b"a\nb").len(), 2);
-        assert_eq!(lines(b"a\nb\n").len(), 2);
-        assert_eq!(lines(b"").len(), 0);
+        assert_eq!(lines(b"a\nb").collect::<Vec<_>>(), [b"a", b"b"]);
+        assert_eq!(lines(b"a\nb\n").collect::<Vec<_>>(), [b"a", b"b"]);
+        assert_eq!(lines(b"a\n\nb").collect::<Vec<_>>(), [&b"a"[..], b"", b"b"]);
+        assert_eq!(lines(b"").count(), 0);
+        assert_eq!(lines(b"\n").collect::<Vec<_>>(), [b""]);
     }
 }
