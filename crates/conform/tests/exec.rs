@@ -319,6 +319,92 @@ fn a_grandchild_that_escaped_the_group_holding_stdout_is_recorded_not_waited_for
     assert!(elapsed < Duration::from_secs(2), "took {elapsed:?}");
 }
 
+/// Set when the test below re-runs itself in a process of its own.
+#[cfg(target_os = "linux")]
+const CANCEL_CHILD: &str = "CONFORM_EXEC_TEST_CANCEL_CHILD";
+
+/// Ctrl-C must stop a run in every state, also a stream whose tool has exited while
+/// an escaped grandchild holds stdout: the kit stops waiting after the EOF grace, not
+/// at the stream's deadline.
+#[cfg(target_os = "linux")]
+#[test]
+fn cancel_stops_a_stream_whose_exited_tool_left_stdout_held() {
+    use std::io::BufRead;
+    use std::os::fd::AsFd;
+
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    use nix::sys::signal::{kill, Signal};
+    use nix::sys::stat::Mode;
+    use nix::unistd::{mkfifo, Pid};
+
+    const NAME: &str = "cancel_stops_a_stream_whose_exited_tool_left_stdout_held";
+    if std::env::var_os(CANCEL_CHILD).is_none() {
+        // The cancel request is process-wide and permanent: here it would stop every
+        // other test's runs. So this test runs again, alone, in a process of its own.
+        let output = std::process::Command::new(std::env::current_exe().expect("test binary"))
+            .args(["--exact", NAME, "--nocapture"])
+            .env(CANCEL_CHILD, "1")
+            .output()
+            .expect("the test binary runs");
+        let stdout = text(&output.stdout);
+        assert!(
+            output.status.success() && stdout.contains("1 passed"),
+            "{}\n{stdout}\n{}",
+            output.status,
+            text(&output.stderr)
+        );
+        return;
+    }
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fifo = dir.path().join("ready");
+    mkfifo(&fifo, Mode::S_IRUSR | Mode::S_IWUSR).expect("fifo made");
+    // Read and write, so opening it waits for no writer; a fixture that never writes
+    // shows as a poll timeout below instead of a hang.
+    let ready = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&fifo)
+        .expect("fifo opened");
+    let mut spec = spec("grandchild_escaped_stream.sh");
+    spec.stream = true;
+    spec.limit = Duration::from_secs(60);
+    spec.env_set = vec![("CONFORM_TEST_FIFO".into(), fifo.display().to_string())];
+
+    let (record, elapsed, grandchild) = std::thread::scope(|scope| {
+        let running = scope.spawn(|| {
+            let started = Instant::now();
+            let record = exec::run(&spec);
+            (record, started.elapsed())
+        });
+        // The grandchild writes its pid once the tool has exited and the kit has
+        // seen that exit.
+        let mut fds = [PollFd::new(ready.as_fd(), PollFlags::POLLIN)];
+        let events = poll(&mut fds, PollTimeout::from(60_000u16)).expect("poll");
+        assert_eq!(events, 1, "the grandchild never reported");
+        let mut line = String::new();
+        std::io::BufReader::new(&ready)
+            .read_line(&mut line)
+            .expect("pid read");
+        let grandchild: i32 = line.trim().parse().expect("a pid");
+        exec::request_cancel();
+        let (record, elapsed) = running.join().expect("the run returns");
+        (record, elapsed, grandchild)
+    });
+    // Clean up the escaped sleep before asserting anything else.
+    let _ = kill(Pid::from_raw(grandchild), Signal::SIGKILL);
+
+    assert!(
+        elapsed < spec.limit,
+        "after the cancel the run still waited for its {:?} limit",
+        spec.limit
+    );
+    assert_eq!(record.exit, Exit::Code(0));
+    assert!(!record.timed_out);
+    assert!(record.pipe_held_open);
+    assert!(record.stdout.total_bytes > 128 * 1024);
+}
+
 #[test]
 fn a_gigabyte_of_output_keeps_only_the_cap() {
     const CAP: usize = 1024 * 1024;

@@ -34,7 +34,8 @@ use std::time::Duration;
 static CANCEL_REQUESTED: AtomicBool = AtomicBool::new(false);
 
 /// Ask every run in progress to stop (their process groups are killed as at the
-/// limit) and every run not yet started to be skipped. Async-signal-safe: conform's
+/// limit, and pipes still held after that are given up after the EOF grace) and
+/// every run not yet started to be skipped. Async-signal-safe: conform's
 /// SIGINT and SIGTERM handlers call it.
 pub fn request_cancel() {
     CANCEL_REQUESTED.store(true, Ordering::SeqCst);

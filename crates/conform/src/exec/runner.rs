@@ -109,12 +109,17 @@ impl Running<'_> {
             if exited && (!self.spec.stream || !self.stdout.is_open()) {
                 break;
             }
-            let now = Instant::now();
-            if super::cancel_requested() && !exited {
-                // conform itself was interrupted: stop the tool as at the limit.
-                self.time_out();
+            if super::cancel_requested() {
+                // conform itself was interrupted: stop the tool as at the limit. A
+                // stream whose process has exited may still have its stdout held by
+                // an escaped grandchild: `finish` kills the group and gives up on
+                // the pipes after the EOF grace, rather than reading to the deadline.
+                if !exited {
+                    self.time_out();
+                }
                 break;
             }
+            let now = Instant::now();
             if now >= self.deadline {
                 if exited {
                     // A stream whose process exited but whose stdout something
