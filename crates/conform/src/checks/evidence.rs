@@ -61,7 +61,7 @@ impl RunFacts {
             stdout_excerpt: excerpt(&r.stdout.bytes),
             stderr_excerpt: excerpt(&r.stderr.bytes),
             pipe_held_open: r.pipe_held_open,
-            error: r.spawn_error.clone(),
+            error: r.error.as_ref().map(|e| e.message.clone()),
         }
     }
 }

@@ -298,6 +298,9 @@ fn contract(outcome: &mut Outcome, run: &Judged<'_>, parsed: &ParsedStream, dead
             format!("{} lines and no terminal line", parsed.lines)
         };
         outcome.fail(run, format!("still running at the {deadline}s deadline after {seen}; the kit killed its process group"));
+    } else if run.record.pipe_held_open {
+        // The reference kit reads a stream to EOF and counts this as a hang too.
+        outcome.fail(run, held_stdout(run, deadline));
     } else if parsed.terminal().is_none() {
         outcome.fail(
             run,
@@ -324,6 +327,15 @@ fn contract(outcome: &mut Outcome, run: &Judged<'_>, parsed: &ParsedStream, dead
             );
         }
     }
+}
+
+/// A stream whose process exited while something it started held stdout open to
+/// the deadline: an agent reading to EOF waits just as long as for a hang.
+fn held_stdout(run: &Judged<'_>, deadline: f64) -> String {
+    format!(
+        "the tool {} but its stdout stayed open until the {deadline}s deadline: a process it started held the pipe, so a reader waiting for EOF hangs",
+        run.describe_exit()
+    )
 }
 
 fn sigint(
@@ -360,6 +372,10 @@ fn sigint(
     }
     if run.record.timed_out {
         outcome.fail(run, format!("no exit within the {deadline}s deadline after SIGINT; the kit killed its process group"));
+        return;
+    }
+    if run.record.pipe_held_open {
+        outcome.fail(run, held_stdout(run, deadline));
         return;
     }
     let code = run.record.exit_code();

@@ -229,3 +229,37 @@ fn interrupting_conform_stops_the_tools_and_reports_cancelled() {
     );
     assert!(dead(pid), "the tool (pid {pid}) outlived conform");
 }
+
+#[test]
+fn a_stream_whose_stdout_a_grandchild_holds_fails_like_a_hang() {
+    // The reference kit reads a stream to EOF, so a held pipe is a hang there too:
+    // conform must not pass it.
+    let (_dir, profile) = temp_profile(
+        &hostile("grandchild_escaped.sh"),
+        1.0,
+        json!([{ "name": "stream", "argv": [], "kind": "stream" }]),
+    );
+    let run = conform_reported([
+        "run".as_ref(),
+        profile.as_os_str(),
+        "--only".as_ref(),
+        "stream_contract".as_ref(),
+    ]);
+    let details = run.details("stream_contract");
+    assert!(
+        details.contains("stdout stayed open until the 1s deadline"),
+        "{details}"
+    );
+    within_limit(run.elapsed, LIMIT);
+    let failure = &run.reported("stream_contract")["failures"][0];
+    assert_eq!(failure["pipe_held_open"], true, "{failure:#}");
+    if let Some(pid) = failure["stdout_excerpt"]
+        .as_str()
+        .and_then(|s| s.trim().parse::<i32>().ok())
+    {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
