@@ -1,4 +1,4 @@
-//! Integration tests of `conform::exec`: every run made the way checks.md says, and
+//! Integration tests of `conform::exec`: every run made the way the README's "How runs are made" says, and
 //! hostile tools (fixtures under tests/fixtures/hostile/) that must never make the
 //! kit hang. Tests wait on exits and lines, never on fixed sleeps; every record must
 //! arrive within its limit plus two seconds.
