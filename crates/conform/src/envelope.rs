@@ -106,6 +106,21 @@ pub struct ErrorDetail {
     pub context: Option<Value>,
 }
 
+impl ErrorDetail {
+    /// A mistake in what the caller gave, found before anything ran: not retryable
+    /// as is, with the fix to make.
+    pub fn invalid_input(code: &str, message: impl Into<String>, fix: impl Into<String>) -> Self {
+        ErrorDetail {
+            code: code.into(),
+            message: message.into(),
+            retryable: false,
+            phase: Some("validation"),
+            fix_required: Some(fix.into()),
+            context: None,
+        }
+    }
+}
+
 /// Build the envelope: `ok` is derived from the exit code, never set separately.
 pub fn envelope(
     status: ExitStatus,

@@ -160,12 +160,12 @@ fn usage_error(error: clap::Error, started: Instant) -> ExitCode {
                     .trim_start_matches("error: ")
             };
             let detail = ErrorDetail {
-                code: "USAGE_ERROR".into(),
-                message: first.to_string(),
-                retryable: false,
-                phase: Some("validation"),
-                fix_required: Some("Correct the arguments; see `conform --help`".into()),
                 context: Some(json!({ "usage": message.trim_end() })),
+                ..ErrorDetail::invalid_input(
+                    "USAGE_ERROR",
+                    first,
+                    "Correct the arguments; see `conform --help`",
+                )
             };
             let status = report_error(ExitStatus::InvalidInput, detail, Value::Null, true, started);
             ExitCode::from(status.code() as u8)
@@ -196,16 +196,11 @@ fn validate(args: &[PathBuf], json_output: bool, style: Style, started: Instant)
 
 /// A directory named on the command line that holds no profile.
 fn bad_paths(message: &str, json_output: bool, started: Instant) -> ExitStatus {
-    let detail = ErrorDetail {
-        code: "INVALID_PROFILE".into(),
-        message: message.to_string(),
-        retryable: false,
-        phase: Some("validation"),
-        fix_required: Some(
-            "Name profile files or a directory that contains *.json profiles".into(),
-        ),
-        context: None,
-    };
+    let detail = ErrorDetail::invalid_input(
+        "INVALID_PROFILE",
+        message,
+        "Name profile files or a directory that contains *.json profiles",
+    );
     report_error(
         ExitStatus::InvalidInput,
         detail,
@@ -305,14 +300,11 @@ fn run(
 /// `--json-report` names a place no file can be written: a usage error, before
 /// anything runs.
 fn bad_report_path(message: String, json_output: bool, started: Instant) -> ExitStatus {
-    let detail = ErrorDetail {
-        code: "USAGE_ERROR".into(),
+    let detail = ErrorDetail::invalid_input(
+        "USAGE_ERROR",
         message,
-        retryable: false,
-        phase: Some("validation"),
-        fix_required: Some("Give --json-report a file path in an existing directory".into()),
-        context: None,
-    };
+        "Give --json-report a file path in an existing directory",
+    );
     report_error(
         ExitStatus::InvalidInput,
         detail,

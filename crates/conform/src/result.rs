@@ -45,9 +45,11 @@ pub struct Summary {
     pub skipped: usize,
 }
 
-/// One check with its full evidence.
+/// One check as the published ConformanceResult has it, in the reference kit's key
+/// order; `F` is the failure entry: conform's full [`Evidence`] in reports, the
+/// reference kit's [`Failure`] in the published document.
 #[derive(Debug, Clone, Serialize)]
-pub struct CheckReport {
+pub struct Check<F> {
     pub id: &'static str,
     pub title: &'static str,
     pub status: Status,
@@ -55,27 +57,57 @@ pub struct CheckReport {
     pub failure_modes: Vec<String>,
     pub requirements: Vec<&'static str>,
     pub runs_checked: usize,
-    pub failures: Vec<Evidence>,
+    pub failures: Vec<F>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped_reason: Option<String>,
+}
+
+/// One check with its full evidence.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    #[serde(flatten)]
+    pub check: Check<Evidence>,
     /// conform's own check, not one of the reference kit's 14.
     pub extension: bool,
 }
+
+/// A check of the published document.
+pub type ReferenceCheck = Check<Failure>;
 
 impl From<Outcome> for CheckReport {
     fn from(outcome: Outcome) -> Self {
         let spec = outcome.id.spec();
         CheckReport {
-            id: spec.name,
-            title: spec.title,
-            status: outcome.status(),
-            level: spec.level,
-            failure_modes: spec.failure_modes.iter().map(|n| format!("§{n}")).collect(),
-            requirements: spec.requirements.to_vec(),
-            runs_checked: outcome.runs_checked,
-            failures: outcome.failures,
-            skipped_reason: outcome.skipped_reason,
+            check: Check {
+                id: spec.name,
+                title: spec.title,
+                status: outcome.status(),
+                level: spec.level,
+                failure_modes: spec.failure_modes.iter().map(|n| format!("§{n}")).collect(),
+                requirements: spec.requirements.to_vec(),
+                runs_checked: outcome.runs_checked,
+                failures: outcome.failures,
+                skipped_reason: outcome.skipped_reason,
+            },
             extension: spec.extension,
+        }
+    }
+}
+
+impl CheckReport {
+    /// This check as the published ConformanceResult has it.
+    pub fn reference(&self) -> ReferenceCheck {
+        let c = &self.check;
+        Check {
+            id: c.id,
+            title: c.title,
+            status: c.status,
+            level: c.level,
+            failure_modes: c.failure_modes.clone(),
+            requirements: c.requirements.clone(),
+            runs_checked: c.runs_checked,
+            failures: c.failures.iter().map(Evidence::reference).collect(),
+            skipped_reason: c.skipped_reason.clone(),
         }
     }
 }
@@ -104,7 +136,7 @@ impl ProfileReport {
         self.checks
             .iter()
             .filter(|c| c.extension)
-            .map(|c| c.id)
+            .map(|c| c.check.id)
             .collect()
     }
 
@@ -115,7 +147,7 @@ impl ProfileReport {
             tool: self.tool.clone(),
             levels: self.levels.clone(),
             summary: self.summary,
-            checks: self.checks.iter().map(ReferenceCheck::from).collect(),
+            checks: self.checks.iter().map(CheckReport::reference).collect(),
         }
     }
 }
@@ -130,45 +162,14 @@ pub struct ConformanceResult {
     pub checks: Vec<ReferenceCheck>,
 }
 
-/// A check as the published ConformanceResult has it, in the reference kit's key
-/// order.
-#[derive(Debug, Clone, Serialize)]
-pub struct ReferenceCheck {
-    pub id: &'static str,
-    pub title: &'static str,
-    pub status: Status,
-    pub level: u8,
-    pub failure_modes: Vec<String>,
-    pub requirements: Vec<&'static str>,
-    pub runs_checked: usize,
-    pub failures: Vec<Failure>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub skipped_reason: Option<String>,
-}
-
-impl From<&CheckReport> for ReferenceCheck {
-    fn from(check: &CheckReport) -> Self {
-        ReferenceCheck {
-            id: check.id,
-            title: check.title,
-            status: check.status,
-            level: check.level,
-            failure_modes: check.failure_modes.clone(),
-            requirements: check.requirements.clone(),
-            runs_checked: check.runs_checked,
-            failures: check.failures.iter().map(Evidence::reference).collect(),
-            skipped_reason: check.skipped_reason.clone(),
-        }
-    }
-}
-
 /// Level N is `fail` when a reference check of level <= N failed, `incomplete` when
 /// one was skipped or left out of the selection, else `pass`. Counting the checks
 /// left out keeps `--only` from certifying a level nobody checked.
 fn level(checks: &[CheckReport], selected: &BTreeSet<CheckId>, n: u8) -> LevelStatus {
-    let relevant: Vec<&CheckReport> = checks
+    let relevant: Vec<&Check<Evidence>> = checks
         .iter()
-        .filter(|c| !c.extension && c.level <= n)
+        .filter(|c| !c.extension && c.check.level <= n)
+        .map(|c| &c.check)
         .collect();
     let left_out = CATALOG
         .iter()
@@ -184,7 +185,7 @@ fn level(checks: &[CheckReport], selected: &BTreeSet<CheckId>, n: u8) -> LevelSt
 
 /// The levels and summary over `checks`, the checks judged out of `selected`.
 pub fn verdicts(checks: &[CheckReport], selected: &BTreeSet<CheckId>) -> (Levels, Summary) {
-    let count = |s: Status| checks.iter().filter(|c| c.status == s).count();
+    let count = |s: Status| checks.iter().filter(|c| c.check.status == s).count();
     (
         Levels {
             level_1: level(checks, selected, 1),

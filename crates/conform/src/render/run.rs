@@ -56,7 +56,7 @@ pub fn to_envelope(results: &[ProfileReport], duration_ms: u64) -> Value {
         let total: usize = results.iter().map(|r| r.checks.len()).sum();
         let ids: Vec<String> = results
             .iter()
-            .flat_map(|r| r.checks.iter().filter(|c| c.status == Status::Fail).map(|c| c.id.to_string()))
+            .flat_map(|r| r.checks.iter().map(|c| &c.check).filter(|c| c.status == Status::Fail).map(|c| c.id.to_string()))
             .collect();
         ErrorDetail {
             code: "CONFORMANCE_CHECKS_FAILED".into(),
@@ -96,14 +96,20 @@ pub fn to_text(results: &[ProfileReport], style: Style) -> String {
             level_word(result.levels.level_2, style),
             level_word(result.levels.level_3, style)
         ));
-        let width = result.checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
-        for check in &result.checks {
+        let width = result
+            .checks
+            .iter()
+            .map(|c| c.check.id.len())
+            .max()
+            .unwrap_or(0);
+        for report in &result.checks {
+            let check = &report.check;
             let mark = match check.status {
                 Status::Pass => style.green("PASS"),
                 Status::Fail => style.red("FAIL"),
                 Status::Skip => style.yellow("SKIP"),
             };
-            let extension = if check.extension { " [extension]" } else { "" };
+            let extension = if report.extension { " [extension]" } else { "" };
             let tail = match &check.skipped_reason {
                 Some(reason) => reason.clone(),
                 None => format!(

@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::support::{conform_reported, hostile, temp_profile};
+use crate::support::{
+    conform_reported, hostile, interrupt_conform_run, kill_printed_pid, temp_profile,
+};
 
 const LIMIT: f64 = 1.0;
 
@@ -89,15 +91,7 @@ fn a_grandchild_holding_stdout_does_not_keep_the_kit_waiting() {
         run.elapsed
     );
     // Do not leave the sleeping grandchild behind.
-    if let Some(pid) = failure["stdout_excerpt"]
-        .as_str()
-        .and_then(|s| s.trim().parse::<i32>().ok())
-    {
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(pid),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-    }
+    kill_printed_pid(failure);
 }
 
 #[test]
@@ -160,65 +154,11 @@ fn dead(pid: i32) -> bool {
 
 #[test]
 fn interrupting_conform_stops_the_tools_and_reports_cancelled() {
-    use std::io::Read;
-    use std::process::{Command, Stdio};
-
-    let dir = tempfile::tempdir().expect("temp dir");
-    let tool = dir.path().join("tool.sh");
-    std::fs::write(
-        &tool,
-        "#!/bin/sh\necho $$ > pid\nwhile :; do sleep 1; done\n",
-    )
-    .expect("tool written");
-    std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-        .expect("chmod");
-    let profile = dir.path().join("profile.json");
-    let text = json!({
-        "schema_version": "1.0", "tool": "sleeper", "command": ["./tool.sh"], "timeout_seconds": 60,
-        "probes": [{ "name": "probe", "argv": [], "kind": "read" }]
-    });
-    std::fs::write(&profile, text.to_string()).expect("profile written");
-
     let started = std::time::Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_conform"))
-        .args([
-            "run".as_ref(),
-            profile.as_os_str(),
-            "--only".as_ref(),
-            "no_hang_stdin_closed".as_ref(),
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("conform starts");
-    // Wait until the tool is running (it writes its pid), never on a fixed sleep alone.
-    let pid_file = dir.path().join("pid");
-    let pid = loop {
-        if let Some(pid) = std::fs::read_to_string(&pid_file)
-            .ok()
-            .and_then(|s| s.trim().parse::<i32>().ok())
-        {
-            break pid;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the tool never started"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let conform_pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid fits"));
-    nix::sys::signal::kill(conform_pid, nix::sys::signal::Signal::SIGINT).expect("SIGINT sent");
-    let status = child.wait().expect("conform exits");
-    let mut stdout = String::new();
-    child
-        .stdout
-        .take()
-        .expect("stdout")
-        .read_to_string(&mut stdout)
-        .expect("stdout read");
-
-    assert_eq!(status.code(), Some(130), "{stdout}");
-    let envelope: serde_json::Value = serde_json::from_str(&stdout).expect("one envelope");
+    let run = interrupt_conform_run();
+    let stdout = &run.stdout;
+    assert_eq!(run.status.code(), Some(130), "{stdout}");
+    let envelope: serde_json::Value = serde_json::from_str(stdout).expect("one envelope");
     assert_eq!(envelope["error"]["code"], "CANCELLED");
     assert_eq!(envelope["data"]["partial"], true);
     assert_eq!(envelope["meta"]["exit_code"], 130);
@@ -227,7 +167,11 @@ fn interrupting_conform_stops_the_tools_and_reports_cancelled() {
         "conform took {:?} to stop",
         started.elapsed()
     );
-    assert!(dead(pid), "the tool (pid {pid}) outlived conform");
+    assert!(
+        dead(run.tool_pid),
+        "the tool (pid {}) outlived conform",
+        run.tool_pid
+    );
 }
 
 #[test]
@@ -253,13 +197,5 @@ fn a_stream_whose_stdout_a_grandchild_holds_fails_like_a_hang() {
     within_limit(run.elapsed, LIMIT);
     let failure = &run.reported("stream_contract")["failures"][0];
     assert_eq!(failure["pipe_held_open"], true, "{failure:#}");
-    if let Some(pid) = failure["stdout_excerpt"]
-        .as_str()
-        .and_then(|s| s.trim().parse::<i32>().ok())
-    {
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(pid),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-    }
+    kill_printed_pid(failure);
 }

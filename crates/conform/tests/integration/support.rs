@@ -203,3 +203,91 @@ pub fn temp_profile(command: &Path, timeout: f64, probes: Value) -> (tempfile::T
     .expect("profile written");
     (dir, path)
 }
+
+/// What an interrupted `conform run` left: its exit status, its stdout, and the pid
+/// of the tool it was running.
+pub struct Interrupted {
+    pub status: std::process::ExitStatus,
+    pub stdout: String,
+    pub tool_pid: i32,
+}
+
+/// `conform run` on a tool that sleeps for a minute; once the tool is running (it
+/// writes its pid), conform gets SIGINT. Waits on the tool's pid file, never on a
+/// fixed sleep alone.
+pub fn interrupt_conform_run() -> Interrupted {
+    use std::io::Read;
+    use std::process::Stdio;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tool = dir.path().join("tool.sh");
+    std::fs::write(
+        &tool,
+        "#!/bin/sh\necho $$ > pid\nwhile :; do sleep 1; done\n",
+    )
+    .expect("tool written");
+    std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let profile = dir.path().join("profile.json");
+    let text = serde_json::json!({
+        "schema_version": "1.0", "tool": "sleeper", "command": ["./tool.sh"], "timeout_seconds": 60,
+        "probes": [{ "name": "probe", "argv": [], "kind": "read" }]
+    });
+    std::fs::write(&profile, text.to_string()).expect("profile written");
+
+    let started = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_conform"))
+        .args([
+            "run".as_ref(),
+            profile.as_os_str(),
+            "--only".as_ref(),
+            "no_hang_stdin_closed".as_ref(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("conform starts");
+    let pid_file = dir.path().join("pid");
+    let tool_pid = loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok())
+        {
+            break pid;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the tool never started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let conform_pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid fits"));
+    nix::sys::signal::kill(conform_pid, nix::sys::signal::Signal::SIGINT).expect("SIGINT sent");
+    let status = child.wait().expect("conform exits");
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_string(&mut stdout)
+        .expect("stdout read");
+    Interrupted {
+        status,
+        stdout,
+        tool_pid,
+    }
+}
+
+/// Kills the escaped grandchild whose pid a hostile fixture printed on stdout (the
+/// run's evidence quotes it), so no test leaves it sleeping.
+pub fn kill_printed_pid(failure: &Value) {
+    if let Some(pid) = failure["stdout_excerpt"]
+        .as_str()
+        .and_then(|s| s.trim().parse::<i32>().ok())
+    {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}

@@ -3,13 +3,12 @@
 
 use std::collections::BTreeSet;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use serde_json::json;
 
 use crate::support::{
-    conform, conform_reported, conformance_results, hostile, published_result_errors,
-    schema_errors, temp_profile,
+    conform, conform_reported, conformance_results, hostile, interrupt_conform_run,
+    published_result_errors, schema_errors, temp_profile,
 };
 
 const DEMOCLI: &str = "conformance/profiles/democli.json";
@@ -186,43 +185,6 @@ fn bare_conform_piped_prints_a_usage_envelope() {
     );
 }
 
-/// conform interrupted while a tool runs: its exit code.
-fn interrupted_exit() -> Option<i32> {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let tool = dir.path().join("tool.sh");
-    std::fs::write(&tool, "#!/bin/sh\necho started > started\nexec sleep 60\n").expect("tool");
-    std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-        .expect("chmod");
-    let profile = dir.path().join("profile.json");
-    let text = json!({
-        "schema_version": "1.0", "tool": "sleeper", "command": ["./tool.sh"], "timeout_seconds": 60,
-        "probes": [{ "name": "probe", "argv": [], "kind": "read" }]
-    });
-    std::fs::write(&profile, text.to_string()).expect("profile");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_conform"))
-        .args([
-            "run".as_ref(),
-            profile.as_os_str(),
-            "--only".as_ref(),
-            "no_hang_stdin_closed".as_ref(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("conform starts");
-    let started = Instant::now();
-    while !dir.path().join("started").exists() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the tool never started"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid fits"));
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).expect("SIGINT");
-    child.wait().expect("conform exits").code()
-}
-
 #[test]
 fn every_exit_code_conform_returns_is_declared_in_its_manifest() {
     let manifest = conform(["manifest"]);
@@ -267,7 +229,7 @@ fn every_exit_code_conform_returns_is_declared_in_its_manifest() {
         .status()
         .expect("conform runs");
     seen.extend(status.code());
-    seen.extend(interrupted_exit());
+    seen.extend(interrupt_conform_run().status.code());
     assert_eq!(
         seen, declared,
         "the exits conform gave, against its manifest"
