@@ -10,6 +10,7 @@
 pub mod checks;
 pub mod discover;
 pub mod envelope;
+pub mod events;
 pub mod exec;
 pub mod plan;
 pub mod profile;

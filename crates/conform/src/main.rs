@@ -15,12 +15,13 @@ use cli::args::{Cli, Command, Format, SchemaKind};
 use cli::output::{elapsed_ms, emit, emit_json, finish, report_error};
 use conform::checks::{CheckId, CATALOG};
 use conform::envelope::{envelope, ErrorDetail, ExitStatus};
+use conform::events::Silent;
 use conform::plan::RunOptions;
 use conform::render::json_report as render_json_report;
 use conform::render::run as render_run;
 use conform::render::style::{color_enabled, Style};
 use conform::render::validate::{self as render_validate, ValidateReport};
-use conform::result::{run_profile, ProfileReport, RunConfig};
+use conform::result::{run_profiles, ProfileReport, ProfileRun, RunConfig};
 use conform::{discover, profile};
 
 fn main() -> ExitCode {
@@ -63,9 +64,11 @@ fn main() -> ExitCode {
             capture_limit,
             json_report,
         } => {
-            let config = run_config(&only, &skip, jobs, capture_limit);
+            let checks = selection(&only, &skip);
+            let config = run_config(jobs, capture_limit);
             run(
                 &profiles,
+                &checks,
                 &config,
                 json_report.as_deref(),
                 json_output,
@@ -83,13 +86,8 @@ fn auto_json() -> bool {
     !std::io::stdout().is_terminal() || set("CI") || set("NO_COLOR")
 }
 
-/// The checks, parallelism and capture cap of `conform run`.
-fn run_config(
-    only: &[String],
-    skip: &[String],
-    jobs: Option<u16>,
-    capture_limit: usize,
-) -> RunConfig {
+/// The checks `--only` and `--skip` select.
+fn selection(only: &[String], skip: &[String]) -> BTreeSet<CheckId> {
     let mut checks: BTreeSet<CheckId> = if only.is_empty() {
         CheckId::all()
     } else {
@@ -98,12 +96,16 @@ fn run_config(
     for id in skip.iter().flat_map(|n| selected_by(n)) {
         checks.remove(&id);
     }
+    checks
+}
+
+/// The parallelism and capture cap of `conform run`.
+fn run_config(jobs: Option<u16>, capture_limit: usize) -> RunConfig {
     let jobs = jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         usize::from,
     );
     RunConfig {
-        checks,
         jobs,
         options: RunOptions { capture_limit },
     }
@@ -236,6 +238,7 @@ fn schema(which: SchemaKind, raw: bool, json_output: bool, started: Instant) -> 
 
 fn run(
     args: &[PathBuf],
+    checks: &BTreeSet<CheckId>,
     config: &RunConfig,
     json_report: Option<&Path>,
     json_output: bool,
@@ -265,13 +268,16 @@ fn run(
         return finish(ExitStatus::InvalidInput, written);
     }
     cli::signals::cancel_on_interrupt();
-    let mut results = Vec::new();
-    for loaded in report.outcomes.iter().filter_map(|o| o.as_ref().ok()) {
-        if conform::exec::cancel_requested() {
-            break;
-        }
-        results.push(run_profile(loaded, config));
-    }
+    let runs: Vec<ProfileRun<'_>> = report
+        .outcomes
+        .iter()
+        .filter_map(|o| o.as_ref().ok())
+        .map(|profile| ProfileRun {
+            profile,
+            checks: checks.clone(),
+        })
+        .collect();
+    let results = run_profiles(&runs, config, &mut Silent);
     let status = if conform::exec::cancel_requested() {
         ExitStatus::Cancelled
     } else {
@@ -279,8 +285,7 @@ fn run(
     };
     // The file first: when it cannot be written, the envelope says so.
     let report_error = json_report.and_then(|path| {
-        let document =
-            render_json_report::document(&results, &config.checks, status, elapsed_ms(started));
+        let document = render_json_report::document(&results, checks, status, elapsed_ms(started));
         render_json_report::write(path, &document).err()
     });
     if status == ExitStatus::Cancelled {

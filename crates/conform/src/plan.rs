@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use crate::checks::CheckId;
-use crate::exec::{Interrupt, RunSpec, StdinMode};
+use crate::exec::{RunSpec, Signal, StdinMode, Trigger, TriggerAction};
 use crate::profile::{ArgumentOrder, LoadedProfile, Probe, ProbeKind};
 
 /// Index of a run in [`Plan::runs`].
@@ -231,11 +231,12 @@ impl Planner<'_> {
                 .collect(),
             cwd: self.loaded.dir.clone(),
             env_set: Vec::new(),
+            env_remove: Vec::new(),
             stdin: StdinMode::Closed,
             limit: Duration::from_secs_f64(profile.timeout_seconds),
             capture_limit: self.options.capture_limit,
             stream: false,
-            interrupt: None,
+            trigger: None,
         }
     }
 
@@ -264,9 +265,11 @@ impl Planner<'_> {
                 .deadline_seconds
                 .map_or(base.limit, Duration::from_secs_f64),
             stream: true,
-            interrupt: probe
-                .after_lines
-                .map(|after_lines| Interrupt { after_lines }),
+            // The profile format has one signal, INT.
+            trigger: probe.after_lines.map(|after_lines| Trigger {
+                after_lines,
+                action: TriggerAction::Signal(Signal::SIGINT),
+            }),
             ..base
         };
         self.add(
@@ -542,7 +545,13 @@ mod tests {
         }
         let stream = &plan.runs[index(RunRole::Stream { probe: 2 })];
         assert!(stream.spec.stream);
-        assert_eq!(stream.spec.interrupt, Some(Interrupt { after_lines: 2 }));
+        assert_eq!(
+            stream.spec.trigger,
+            Some(Trigger {
+                after_lines: 2,
+                action: TriggerAction::Signal(Signal::SIGINT)
+            })
+        );
         assert_eq!(stream.label, "watch (SIGINT after 2 lines)");
     }
 

@@ -11,16 +11,18 @@
 //! code, but not in `levels`, so a level verdict means what the reference kit means.
 
 use std::collections::BTreeSet;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use crate::checks::evidence::{Failure, RunFacts};
-use crate::checks::{self, CheckId, Context, Evidence, Outcome, Status, CATALOG};
+use crate::checks::{self, CheckId, Context, Evidence, Judged, Outcome, Status, CATALOG};
 use crate::envelope::RESULT_SCHEMA_VERSION;
-use crate::plan::{self, RunOptions};
+use crate::events::{Event, Reporter};
+use crate::exec::Reactor;
+use crate::plan::{self, Plan, RunOptions};
 use crate::profile::LoadedProfile;
-use crate::{exec, schedule};
+use crate::schedule::{self, Progress, Records};
 
 /// Level verdicts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -200,33 +202,97 @@ pub fn verdicts(checks: &[CheckReport], selected: &BTreeSet<CheckId>) -> (Levels
     )
 }
 
-/// How to run a profile.
+/// How to run profiles.
 #[derive(Debug, Clone)]
 pub struct RunConfig {
-    pub checks: BTreeSet<CheckId>,
     pub jobs: usize,
     pub options: RunOptions,
 }
 
-/// Plan, execute and judge one valid profile.
-pub fn run_profile(loaded: &LoadedProfile, config: &RunConfig) -> ProfileReport {
-    let started = Instant::now();
-    let plan = plan::plan(loaded, &config.checks, config.options);
-    let records = schedule::execute(&plan, config.jobs, exec::run);
-    let ctx = Context::new(loaded, &plan, &records);
+/// One profile to run, with the checks selected for it.
+#[derive(Debug, Clone)]
+pub struct ProfileRun<'a> {
+    pub profile: &'a LoadedProfile,
+    pub checks: BTreeSet<CheckId>,
+}
+
+/// Plan every profile, make every run in one pool, and judge each profile as soon
+/// as its runs are all made, telling `reporter` as things happen. The reports are
+/// in the order given, whatever the scheduling.
+pub fn run_profiles(
+    runs: &[ProfileRun<'_>],
+    config: &RunConfig,
+    reporter: &mut dyn Reporter,
+) -> Vec<ProfileReport> {
+    let plans: Vec<Plan> = runs
+        .iter()
+        .map(|run| plan::plan(run.profile, &run.checks, config.options))
+        .collect();
+    let plan_refs: Vec<&Plan> = plans.iter().collect();
+    reporter.event(&Event::PlanReady {
+        profiles: plans.len(),
+        runs: plans.iter().map(|p| p.runs.len()).sum(),
+    });
+    let mut started: Vec<Option<Instant>> = vec![None; plans.len()];
+    let mut reports: Vec<Option<ProfileReport>> = vec![None; plans.len()];
+    let mut executor = Reactor::new();
+    schedule::execute(
+        &plan_refs,
+        config.jobs,
+        &mut executor,
+        |progress| match progress {
+            Progress::Started((p, index)) => {
+                started[p].get_or_insert_with(Instant::now);
+                reporter.event(&Event::RunStarted {
+                    profile: p,
+                    run: &plans[p].runs[index],
+                });
+            }
+            Progress::Finished((p, index), Some(record)) => {
+                let judged = Judged {
+                    index,
+                    planned: &plans[p].runs[index],
+                    record,
+                };
+                reporter.event(&Event::RunFinished {
+                    profile: p,
+                    run: &RunFacts::of(&judged),
+                });
+            }
+            Progress::Finished(_, None) => {}
+            Progress::PlanDone(p, records) => {
+                let elapsed = started[p].map_or(Duration::ZERO, |at| at.elapsed());
+                let report = judge(&runs[p], &plans[p], records, elapsed);
+                for check in &report.checks {
+                    reporter.event(&Event::CheckJudged { profile: p, check });
+                }
+                reporter.event(&Event::ProfileDone {
+                    profile: p,
+                    report: &report,
+                });
+                reports[p] = Some(report);
+            }
+        },
+    );
+    reports.into_iter().flatten().collect()
+}
+
+/// Judge one profile's made runs.
+fn judge(run: &ProfileRun<'_>, plan: &Plan, records: &Records, elapsed: Duration) -> ProfileReport {
+    let ctx = Context::new(run.profile, plan, records);
     let runs = ctx.runs(|_| true).iter().map(RunFacts::of).collect();
-    let checks: Vec<CheckReport> = checks::judge(&ctx, &config.checks)
+    let checks: Vec<CheckReport> = checks::judge(&ctx, &run.checks)
         .into_iter()
         .map(CheckReport::from)
         .collect();
-    let (levels, summary) = verdicts(&checks, &config.checks);
+    let (levels, summary) = verdicts(&checks, &run.checks);
     ProfileReport {
-        profile: loaded.path.display().to_string(),
-        tool: loaded.profile.tool.clone(),
+        profile: run.profile.path.display().to_string(),
+        tool: run.profile.profile.tool.clone(),
         levels,
         summary,
         checks,
         runs,
-        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        duration_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
     }
 }

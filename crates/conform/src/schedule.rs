@@ -1,136 +1,211 @@
-//! Executing a plan: up to `jobs` runs at once, each started as soon as the runs it
-//! waits for have finished. Results are stored by plan index, so the report's order
-//! never depends on the scheduling.
+//! Executing plans: every run of every profile in one pool of `jobs` job slots,
+//! each run started as soon as the runs it waits for have finished. Results are
+//! stored by (plan, run), so the report's order never depends on the scheduling.
+//!
+//! A job slot is held only while a tool's process is alive and within its limit
+//! ([`Executor::busy`]): a run that only waits (a grace, a held pipe) frees its slot
+//! for the next run.
 
 use std::any::Any;
 use std::collections::VecDeque;
-use std::panic::AssertUnwindSafe;
-use std::sync::{Condvar, Mutex};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::exec::{RunError, RunErrorKind, RunRecord, RunSpec};
+use crate::exec::{Reactor, RunError, RunErrorKind, RunRecord, RunSpec};
 use crate::plan::{Plan, RunIndex};
 
 /// What happened to each planned run, by plan index: `None` when it was not made
-/// because its gate run hit the limit.
+/// because its gate run hit the limit, or conform was cancelled first.
 pub type Records = Vec<Option<RunRecord>>;
 
-struct State {
-    ready: VecDeque<RunIndex>,
+/// A run of the pool: (plan index, run index within that plan).
+pub type RunKey = (usize, RunIndex);
+
+/// What the scheduler tells its caller as it goes.
+#[derive(Debug)]
+pub enum Progress<'a> {
+    /// A run was started.
+    Started(RunKey),
+    /// A run ended: its record, or `None` when it was not made.
+    Finished(RunKey, Option<&'a RunRecord>),
+    /// Every run of this plan has ended: its records.
+    PlanDone(usize, &'a Records),
+}
+
+/// What makes runs: the reactor, or a stand-in in tests.
+pub trait Executor {
+    fn start(&mut self, key: RunKey, spec: &RunSpec);
+    /// Runs holding a job slot.
+    fn busy(&self) -> usize;
+    /// Runs started and not yet returned by [`Executor::wait`].
+    fn in_flight(&self) -> usize;
+    /// Blocks until something happens; returns the runs that finished (maybe none).
+    fn wait(&mut self) -> Vec<(RunKey, RunRecord)>;
+}
+
+impl Executor for Reactor<RunKey> {
+    fn start(&mut self, key: RunKey, spec: &RunSpec) {
+        Reactor::start(self, key, spec);
+    }
+
+    fn busy(&self) -> usize {
+        Reactor::busy(self)
+    }
+
+    fn in_flight(&self) -> usize {
+        Reactor::in_flight(self)
+    }
+
+    fn wait(&mut self) -> Vec<(RunKey, RunRecord)> {
+        Reactor::wait(self)
+    }
+}
+
+/// Bookkeeping of the pool: what waits for what, and what is still to finish.
+struct Pool<'p> {
+    plans: &'p [&'p Plan],
+    records: Vec<Records>,
     /// Unfinished prerequisites per run.
-    waiting: Vec<usize>,
-    /// Runs not yet finished (made or dropped).
-    outstanding: usize,
-    records: Records,
+    waiting: Vec<Vec<usize>>,
+    dependents: Vec<Vec<Vec<RunIndex>>>,
+    /// Runs not yet ended, per plan.
+    outstanding: Vec<usize>,
+    ready: VecDeque<RunKey>,
 }
 
-/// Make every run of `plan` with `run`, at most `jobs` at a time.
-pub fn execute<F>(plan: &Plan, jobs: usize, run: F) -> Records
-where
-    F: Fn(&RunSpec) -> RunRecord + Sync,
-{
-    let count = plan.runs.len();
-    let mut dependents: Vec<Vec<RunIndex>> = vec![Vec::new(); count];
-    let mut waiting = vec![0usize; count];
-    for (index, planned) in plan.runs.iter().enumerate() {
-        for &before in &planned.after {
-            dependents[before].push(index);
-            waiting[index] += 1;
-        }
-    }
-    let state = Mutex::new(State {
-        ready: (0..count).filter(|&i| waiting[i] == 0).collect(),
-        waiting,
-        outstanding: count,
-        records: vec![None; count],
-    });
-    let wake = Condvar::new();
-    let workers = jobs.clamp(1, count.max(1));
-
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let next = {
-                    let mut guard = lock(&state);
-                    loop {
-                        if let Some(index) = guard.ready.pop_front() {
-                            break Some(index);
-                        }
-                        if guard.outstanding == 0 {
-                            break None;
-                        }
-                        guard = wake
-                            .wait(guard)
-                            .unwrap_or_else(|poisoned| poisoned.into_inner());
-                    }
-                };
-                let Some(index) = next else { return };
-                let gated_out = {
-                    let guard = lock(&state);
-                    plan.runs[index].gate.is_some_and(|gate| {
-                        guard.records[gate].as_ref().is_none_or(|r| r.timed_out)
-                    })
-                };
-                // After conform was interrupted, runs not yet started are skipped.
-                let skip = gated_out || crate::exec::cancel_requested();
-                let record = (!skip).then(|| make(&plan.runs[index].spec, &run));
-                let mut guard = lock(&state);
-                guard.records[index] = record;
-                guard.outstanding -= 1;
-                for &next in &dependents[index] {
-                    guard.waiting[next] -= 1;
-                    if guard.waiting[next] == 0 {
-                        guard.ready.push_back(next);
-                    }
+impl<'p> Pool<'p> {
+    fn new(plans: &'p [&'p Plan]) -> Self {
+        let mut waiting = Vec::new();
+        let mut dependents = Vec::new();
+        let mut ready = VecDeque::new();
+        for (p, plan) in plans.iter().enumerate() {
+            let count = plan.runs.len();
+            let mut plan_waiting = vec![0usize; count];
+            let mut plan_dependents: Vec<Vec<RunIndex>> = vec![Vec::new(); count];
+            for (index, planned) in plan.runs.iter().enumerate() {
+                for &before in &planned.after {
+                    plan_dependents[before].push(index);
+                    plan_waiting[index] += 1;
                 }
-                drop(guard);
-                wake.notify_all();
-            });
+            }
+            ready.extend((0..count).filter(|&i| plan_waiting[i] == 0).map(|i| (p, i)));
+            waiting.push(plan_waiting);
+            dependents.push(plan_dependents);
         }
-    });
-    state
-        .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .records
+        Pool {
+            plans,
+            records: plans
+                .iter()
+                .map(|plan| vec![None; plan.runs.len()])
+                .collect(),
+            waiting,
+            dependents,
+            outstanding: plans.iter().map(|plan| plan.runs.len()).collect(),
+            ready,
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.outstanding.iter().all(|&n| n == 0)
+    }
+
+    /// A run that is not made: its gate run hit the limit, or conform was cancelled.
+    fn skipped(&self, (p, index): RunKey) -> bool {
+        crate::exec::cancel_requested()
+            || self.plans[p].runs[index]
+                .gate
+                .is_some_and(|gate| self.records[p][gate].as_ref().is_none_or(|r| r.timed_out))
+    }
+
+    fn finish(
+        &mut self,
+        (p, index): RunKey,
+        record: Option<RunRecord>,
+        on: &mut impl FnMut(Progress<'_>),
+    ) {
+        self.records[p][index] = record;
+        on(Progress::Finished(
+            (p, index),
+            self.records[p][index].as_ref(),
+        ));
+        self.outstanding[p] -= 1;
+        for &next in &self.dependents[p][index] {
+            self.waiting[p][next] -= 1;
+            if self.waiting[p][next] == 0 {
+                self.ready.push_back((p, next));
+            }
+        }
+        if self.outstanding[p] == 0 {
+            on(Progress::PlanDone(p, &self.records[p]));
+        }
+    }
 }
 
-/// One run, a panic in it becoming that run's error record: a worker that died
-/// would leave the others waiting forever for its run to finish.
-fn make<F>(spec: &RunSpec, run: &F) -> RunRecord
-where
-    F: Fn(&RunSpec) -> RunRecord,
-{
-    // Unwind-safe enough: after a panic only its message is used, and the scheduler
-    // reads nothing the run was in the middle of changing.
-    match std::panic::catch_unwind(AssertUnwindSafe(|| run(spec))) {
-        Ok(record) => record,
-        Err(payload) => RunRecord {
-            error: Some(RunError {
-                kind: RunErrorKind::Internal,
-                message: format!(
-                    "conform's run of this command panicked: {}",
-                    panic_message(payload.as_ref())
-                ),
-            }),
-            ..RunRecord::new(spec)
-        },
+/// Makes every run of every plan with `executor`, at most `jobs` tools alive at
+/// once, telling `on` as runs start and end. Returns the records per plan.
+pub fn execute(
+    plans: &[&Plan],
+    jobs: usize,
+    executor: &mut impl Executor,
+    mut on: impl FnMut(Progress<'_>),
+) -> Vec<Records> {
+    let jobs = jobs.max(1);
+    let mut pool = Pool::new(plans);
+    for (p, plan) in plans.iter().enumerate() {
+        if plan.runs.is_empty() {
+            on(Progress::PlanDone(p, &pool.records[p]));
+        }
     }
+    while !pool.done() {
+        while executor.busy() < jobs {
+            let Some(key) = pool.ready.pop_front() else {
+                break;
+            };
+            if pool.skipped(key) {
+                pool.finish(key, None, &mut on);
+                continue;
+            }
+            let spec = &plans[key.0].runs[key.1].spec;
+            // A panic while starting a run becomes that run's error record: the
+            // pool must not wait forever for a run that never started.
+            match catch_unwind(AssertUnwindSafe(|| executor.start(key, spec))) {
+                Ok(()) => on(Progress::Started(key)),
+                Err(payload) => {
+                    let record = RunRecord {
+                        error: Some(RunError {
+                            kind: RunErrorKind::Internal,
+                            message: format!(
+                                "conform's run of this command panicked: {}",
+                                panic_message(payload.as_ref())
+                            ),
+                        }),
+                        ..RunRecord::new(spec)
+                    };
+                    pool.finish(key, Some(record), &mut on);
+                }
+            }
+        }
+        if pool.done() {
+            break;
+        }
+        if executor.in_flight() == 0 && pool.ready.is_empty() {
+            // Nothing runs and nothing can start: only a dependency cycle, which
+            // the planner never makes. Do not wait forever on it.
+            break;
+        }
+        for (key, record) in executor.wait() {
+            pool.finish(key, Some(record), &mut on);
+        }
+    }
+    pool.records
 }
 
 /// The text `panic!` was given; other payloads (from `panic_any`) have none.
-fn panic_message(payload: &(dyn Any + Send)) -> &str {
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> &str {
     payload
         .downcast_ref::<&str>()
         .copied()
         .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
         .unwrap_or("a panic without a message")
-}
-
-/// A worker that panicked while holding the lock leaves consistent state behind
-/// (every update is a few plain assignments), so keep going rather than cascade.
-fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
-    state
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 #[cfg(test)]
@@ -141,6 +216,40 @@ mod tests {
     use std::sync::Mutex;
     use std::time::Duration;
 
+    /// Makes each run at once, with `run`, when started; hands the records out on
+    /// the next wait, so at most `jobs` are "alive" at a time.
+    struct Immediate<F> {
+        run: F,
+        started: Vec<(RunKey, RunRecord)>,
+    }
+
+    impl<F: FnMut(&RunSpec) -> RunRecord> Executor for Immediate<F> {
+        fn start(&mut self, key: RunKey, spec: &RunSpec) {
+            let record = (self.run)(spec);
+            self.started.push((key, record));
+        }
+        fn busy(&self) -> usize {
+            self.started.len()
+        }
+        fn in_flight(&self) -> usize {
+            self.started.len()
+        }
+        fn wait(&mut self) -> Vec<(RunKey, RunRecord)> {
+            std::mem::take(&mut self.started)
+        }
+    }
+
+    fn execute_one(plan: &Plan, jobs: usize, run: impl FnMut(&RunSpec) -> RunRecord) -> Records {
+        let mut executor = Immediate {
+            run,
+            started: Vec::new(),
+        };
+        execute(&[plan], jobs, &mut executor, |_| {})
+            .into_iter()
+            .next()
+            .unwrap_or_default()
+    }
+
     fn planned(label: &str, after: Vec<RunIndex>, gate: Option<RunIndex>) -> PlannedRun {
         PlannedRun {
             label: label.to_string(),
@@ -150,11 +259,12 @@ mod tests {
                 args: vec![],
                 cwd: ".".into(),
                 env_set: vec![],
+                env_remove: vec![],
                 stdin: StdinMode::Closed,
                 limit: Duration::from_secs(1),
                 capture_limit: 1,
                 stream: false,
-                interrupt: None,
+                trigger: None,
             },
             after,
             gate,
@@ -175,7 +285,8 @@ mod tests {
             duration: Duration::ZERO,
             stdout: Captured::default(),
             stderr: Captured::default(),
-            signal_sent: false,
+            trigger_fired: false,
+            trigger_after_exit: false,
             pipe_held_open: false,
             error: None,
         }
@@ -194,7 +305,7 @@ mod tests {
         };
         for jobs in [1, 2, 8] {
             let order = Mutex::new(Vec::new());
-            let records = execute(&plan, jobs, |spec| {
+            let records = execute_one(&plan, jobs, |spec| {
                 let name = spec.program.display().to_string();
                 order.lock().expect("lock").push(name.clone());
                 record(name == "hangs")
@@ -224,7 +335,7 @@ mod tests {
             ],
         };
         for jobs in [1, 2, 8] {
-            let records = execute(&plan, jobs, |spec| {
+            let records = execute_one(&plan, jobs, |spec| {
                 if spec.program.as_os_str() == "panics" {
                     panic!("boom at {}", spec.program.display());
                 }

@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
-use conform::exec::{self, Exit, Interrupt, RunErrorKind, RunRecord, RunSpec, StdinMode};
+use conform::exec::{
+    self, Exit, RunErrorKind, RunRecord, RunSpec, Signal, StdinMode, Trigger, TriggerAction,
+};
 
 /// Generous bound on what a run may take past its limit.
 const SLACK: Duration = Duration::from_secs(2);
@@ -28,7 +30,8 @@ fn spec(name: &str) -> RunSpec {
         limit: Duration::from_secs(3),
         capture_limit: exec::DEFAULT_CAPTURE_LIMIT,
         stream: false,
-        interrupt: None,
+        trigger: None,
+        env_remove: Vec::new(),
     }
 }
 
@@ -449,10 +452,10 @@ fn a_tool_that_closes_stdout_and_keeps_running_is_killed_at_the_limit() {
 fn a_stream_is_interrupted_right_after_line_n() {
     let mut spec = spec("lines.sh");
     spec.stream = true;
-    spec.interrupt = Some(Interrupt { after_lines: 2 });
+    spec.trigger = Some(sigint_after(2));
     let (record, _) = run(&spec);
     let out = text(&record.stdout.bytes);
-    assert!(record.signal_sent);
+    assert!(record.trigger_fired);
     assert_eq!(record.exit, Exit::Code(130), "stdout: {out:?}");
     assert!(!record.timed_out);
     assert!(out.starts_with("line 1\nline 2\n"), "{out:?}");
@@ -466,9 +469,9 @@ fn a_stream_that_ends_before_line_n_is_not_interrupted() {
     let mut spec = spec("lines.sh");
     spec.args = vec!["2".into()];
     spec.stream = true;
-    spec.interrupt = Some(Interrupt { after_lines: 5 });
+    spec.trigger = Some(sigint_after(5));
     let (record, _) = run(&spec);
-    assert!(!record.signal_sent);
+    assert!(!record.trigger_fired);
     assert_eq!(record.exit, Exit::Code(0));
     assert_eq!(record.stdout.bytes, b"line 1\nline 2\n");
 }
@@ -559,4 +562,11 @@ fn concurrent_runs_stay_independent() {
             assert!(handle.join().is_ok(), "a concurrent run failed");
         }
     });
+}
+
+fn sigint_after(after_lines: u64) -> Trigger {
+    Trigger {
+        after_lines,
+        action: TriggerAction::Signal(Signal::SIGINT),
+    }
 }

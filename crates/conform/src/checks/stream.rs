@@ -350,7 +350,7 @@ fn sigint(
         outcome.fail(run, super::error_detail(error));
         return;
     }
-    if !run.record.signal_sent {
+    if !run.record.trigger_fired {
         let detail = if run.record.timed_out {
             format!(
                 "only {} of {after_lines} lines before the {deadline}s deadline; SIGINT never sent",
@@ -510,7 +510,8 @@ mod tests {
                 limit: Duration::from_secs(10),
                 capture_limit: crate::exec::DEFAULT_CAPTURE_LIMIT,
                 stream: true,
-                interrupt: None,
+                trigger: None,
+                env_remove: Vec::new(),
             },
             after: vec![],
             gate: None,
@@ -528,7 +529,8 @@ mod tests {
                 truncated: false,
             },
             stderr: Captured::default(),
-            signal_sent: false,
+            trigger_fired: false,
+            trigger_after_exit: false,
             pipe_held_open: false,
             error: None,
         };

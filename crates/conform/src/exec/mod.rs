@@ -5,40 +5,65 @@
 //! dispositions and the signal mask reset, its stdout and stderr drained concurrently
 //! up to a byte cap, and a hard limit after which the whole group is killed.
 //!
-//! Design: each run is driven by the thread that calls [`run`], in one loop that
-//! polls the nonblocking stdout and stderr pipes with short timeouts (5 ms) and checks
-//! the main process with a nonblocking wait on its own pid between polls. One thread
-//! sees every event in order, so the rules that tie them together stay plain code:
-//! SIGINT right after the read that completes line N but only while the process is
-//! alive, the group kill after the exit while the pid is still reserved, and giving
-//! up on a pipe that an escaped grandchild holds, which is just closing our end.
-//! Reader threads would need channels for the same ordering, and one blocked on a
-//! pipe that an escaped grandchild holds would linger until that process exits.
-//! Nothing here is process-wide (no SIGCHLD
-//! handler, no `waitpid(-1)`), so runs can execute concurrently on several threads.
+//! Design: a run is data ([`RunSpec`]) and, once started, a non-blocking state
+//! machine (`active.rs`: running, TERM grace, stream drain, finishing). One
+//! [`Reactor`] drives every active run on the calling thread: a single `poll` over
+//! each run's stdout and stderr pipes, a pidfd per process (readable when it exits)
+//! and a wake pipe for cancellation, with the earliest deadline as its timeout.
+//! Nothing ticks and nothing sleeps: an exit, a line, a deadline or a Ctrl-C is
+//! handled the moment it happens. Ordering rules stay plain code because one thread
+//! sees every event in order: SIGINT right after the read that completes line N but
+//! only while the process is alive, the group kill after the exit while the pid is
+//! still reserved (the exit is observed with `waitid(WNOWAIT)`, so the zombie keeps
+//! the pid and group id until the reap), and giving up on a pipe that an escaped
+//! grandchild holds, which is just closing our end.
+//!
+//! Where `pidfd_open` is not available (Linux before 5.3, other systems, or a
+//! seccomp filter that refuses it) a run falls back to a short wait: the poll
+//! timeout is capped at 5 ms while such a run is alive, and the exit is observed by a
+//! non-blocking wait on its own pid. A SIGCHLD self-pipe was the alternative; it
+//! needs a process-wide handler, which would disturb anything else in the process
+//! that spawns and waits (a test harness using conform as a library).
 //!
 //! Timing: at the limit SIGTERM goes to the group, then after a 300 ms grace (during
 //! which output is still read) SIGKILL. Once the main process has exited (or been
 //! killed) the rest of the group gets SIGKILL and the pipes get 250 ms to reach EOF.
-//! A run therefore returns within its limit plus about 0.6 s, whatever the tool does.
+//! A run therefore ends within its limit plus about 0.6 s, whatever the tool does.
 
+mod active;
 mod capture;
+mod cpu;
 mod process;
-mod runner;
+mod reactor;
 mod spawn;
 
 use std::path::PathBuf;
+use std::sync::atomic::AtomicI32;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+pub use nix::sys::signal::Signal;
+pub use reactor::Reactor;
+
 static CANCEL_REQUESTED: AtomicBool = AtomicBool::new(false);
 
+/// The write end of the wake pipe of the reactor in progress (-1 when none), so a
+/// cancel wakes its `poll` at once.
+static WAKE_FD: AtomicI32 = AtomicI32::new(-1);
+
 /// Ask every run in progress to stop (their process groups are killed as at the
-/// limit, and pipes still held after that are given up after the EOF grace) and
-/// every run not yet started to be skipped. Async-signal-safe: conform's
-/// SIGINT and SIGTERM handlers call it.
+/// limit) and every run not yet started to be skipped. Async-signal-safe: conform's
+/// SIGINT and SIGTERM handlers call it (an atomic store and a `write`).
 pub fn request_cancel() {
     CANCEL_REQUESTED.store(true, Ordering::SeqCst);
+    let fd = WAKE_FD.load(Ordering::SeqCst);
+    if fd >= 0 {
+        // SAFETY: write(2) is async-signal-safe; a full or closed pipe only means
+        // the reactor is already awake or gone.
+        unsafe {
+            nix::libc::write(fd, [1u8].as_ptr().cast(), 1);
+        }
+    }
 }
 
 /// Whether [`request_cancel`] was called.
@@ -48,9 +73,15 @@ pub fn cancel_requested() -> bool {
 
 /// Makes one run as described in the module docs and records what the tool did.
 /// Never panics and never outlasts `spec.limit` by more than about a second; a
-/// program that cannot be started yields a record with a `Spawn` error.
+/// program that cannot be started yields a record with `error` set.
 pub fn run(spec: &RunSpec) -> RunRecord {
-    runner::run(spec)
+    let mut reactor = Reactor::new();
+    reactor.start(0usize, spec);
+    loop {
+        if let Some((_, record)) = reactor.wait().into_iter().next() {
+            return record;
+        }
+    }
 }
 
 /// Default per-stream capture cap: 16 MiB.
@@ -86,11 +117,20 @@ impl StdinMode {
     }
 }
 
-/// Send SIGINT to the tool's process (not its group) as soon as `after_lines`
-/// stdout lines have been read.
+/// Something the kit does once `after_lines` complete stdout lines have been read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Interrupt {
+pub struct Trigger {
     pub after_lines: u64,
+    pub action: TriggerAction,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TriggerAction {
+    /// Send this signal to the tool's process (not its group), if it is still alive.
+    Signal(Signal),
+    /// Close the kit's end of stdout (the tool's next write gets EPIPE or SIGPIPE),
+    /// then keep waiting for the exit.
+    CloseStdout,
 }
 
 /// Everything needed to make one run.
@@ -105,6 +145,8 @@ pub struct RunSpec {
     /// Variables set on top of the scrubbed inherited environment (after
     /// `TERM=xterm-256color`), e.g. `NO_COLOR=1`.
     pub env_set: Vec<(String, String)>,
+    /// Variables removed besides the scrubbed ones, e.g. `DISPLAY`.
+    pub env_remove: Vec<String>,
     pub stdin: StdinMode,
     /// Hard limit for the run: at it the whole process group is killed.
     pub limit: Duration,
@@ -113,8 +155,8 @@ pub struct RunSpec {
     /// Stream mode: read until EOF of stdout or the limit, instead of judging the
     /// run once the main process exits.
     pub stream: bool,
-    /// Stream probes with `signal`: SIGINT after N lines.
-    pub interrupt: Option<Interrupt>,
+    /// After N stdout lines: a signal, or closing stdout.
+    pub trigger: Option<Trigger>,
 }
 
 /// Bytes captured from one output stream.
@@ -154,9 +196,12 @@ pub struct RunRecord {
     pub duration: Duration,
     pub stdout: Captured,
     pub stderr: Captured,
-    /// Stream runs with an interrupt: whether SIGINT was sent (the Nth line arrived
-    /// while the process was alive).
-    pub signal_sent: bool,
+    /// The trigger fired: its signal was delivered (line N arrived while the process
+    /// was alive), or stdout was closed.
+    pub trigger_fired: bool,
+    /// Line N arrived only after the process had exited (a signal is then not sent;
+    /// a close still happens).
+    pub trigger_after_exit: bool,
     /// After the main process exited, something (an escaped grandchild) held stdout
     /// or stderr open past the grace period; the kit stopped waiting. For a stream,
     /// also set when its process exited but stdout was still open at the limit.
@@ -196,7 +241,8 @@ impl RunRecord {
             duration: Duration::ZERO,
             stdout: Captured::default(),
             stderr: Captured::default(),
-            signal_sent: false,
+            trigger_fired: false,
+            trigger_after_exit: false,
             pipe_held_open: false,
             error: None,
         }

@@ -12,6 +12,7 @@
 //! libc is called directly because nix's `Signal` enum has no real-time signals: a
 //! tool killed by one would turn nix's wait into an error after the reap.
 
+use std::os::fd::{AsFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::time::Instant;
 
 use nix::libc;
@@ -22,6 +23,9 @@ use super::Exit;
 
 pub(super) struct Process {
     pid: Pid,
+    /// Readable once the process exits (Linux 5.3+); `None` where it cannot be had,
+    /// and the reactor then falls back to a short wait.
+    pidfd: Option<OwnedFd>,
     /// Set once the exit is observed (`Unknown` if the pid vanished under us).
     status: Option<Exit>,
     exited_at: Option<Instant>,
@@ -32,10 +36,29 @@ impl Process {
     pub(super) fn new(pid: Pid) -> Process {
         Process {
             pid,
+            pidfd: pidfd_open(pid),
             status: None,
             exited_at: None,
             reaped: false,
         }
+    }
+
+    pub(super) fn pid(&self) -> Pid {
+        self.pid
+    }
+
+    /// The fd to poll for the exit, while the exit has not been observed; after
+    /// it, a pidfd stays readable and would wake every poll.
+    pub(super) fn exit_fd(&self) -> Option<BorrowedFd<'_>> {
+        if self.status.is_some() {
+            return None;
+        }
+        self.pidfd.as_ref().map(AsFd::as_fd)
+    }
+
+    /// Whether its exit can only be noticed by asking (no pidfd).
+    pub(super) fn needs_polling(&self) -> bool {
+        self.status.is_none() && self.pidfd.is_none()
     }
 
     /// How it ended, once observed.
@@ -98,13 +121,13 @@ impl Process {
         drop(reaper);
     }
 
-    /// SIGINT to the main process only (not its group), if it has not exited.
+    /// A signal to the main process only (not its group), if it has not exited.
     /// True if the signal was delivered.
-    pub(super) fn interrupt(&mut self) -> bool {
+    pub(super) fn signal(&mut self, signal: Signal) -> bool {
         if self.has_exited() {
             return false;
         }
-        kill(self.pid, Signal::SIGINT).is_ok()
+        kill(self.pid, signal).is_ok()
     }
 
     /// A signal to the whole group. ESRCH (nothing left) is the normal outcome
@@ -112,6 +135,20 @@ impl Process {
     pub(super) fn signal_group(&self, signal: Signal) {
         let _ = killpg(self.pid, signal);
     }
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn pidfd_open(pid: Pid) -> Option<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid.as_raw(), 0) };
+    let fd = libc::c_int::try_from(fd).ok().filter(|&fd| fd >= 0)?;
+    // SAFETY: the kernel just gave us this fd; nothing else owns it.
+    Some(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn pidfd_open(_: Pid) -> Option<OwnedFd> {
+    None
 }
 
 enum Observed {

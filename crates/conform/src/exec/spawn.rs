@@ -23,7 +23,11 @@ const MAX_SIGNAL: libc::c_int = 64;
 pub(super) fn spawn(spec: &RunSpec) -> io::Result<Child> {
     let mut cmd = Command::new(&spec.program);
     cmd.args(&spec.args).current_dir(&spec.cwd);
-    for name in SCRUBBED_ENV {
+    for name in SCRUBBED_ENV
+        .iter()
+        .copied()
+        .chain(spec.env_remove.iter().map(String::as_str))
+    {
         cmd.env_remove(name);
     }
     cmd.env("TERM", TERM_VALUE);
@@ -114,6 +118,8 @@ pub(super) fn env_changes(spec: &RunSpec) -> Vec<String> {
     let set_by_spec = |name: &str| spec.env_set.iter().any(|(set, _)| set == name);
     let mut changes: Vec<String> = SCRUBBED_ENV
         .iter()
+        .copied()
+        .chain(spec.env_remove.iter().map(String::as_str))
         .filter(|name| std::env::var_os(name).is_some() && !set_by_spec(name))
         .map(|name| format!("-{name}"))
         .collect();

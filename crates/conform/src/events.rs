@@ -1,0 +1,51 @@
+//! The runner's typed events. The runner never prints: every output (the envelope,
+//! the text report, the files, a progress line, a stream of results) is a
+//! [`Reporter`] fed these events as they happen.
+
+use crate::checks::evidence::RunFacts;
+use crate::plan::PlannedRun;
+use crate::result::{CheckReport, ProfileReport};
+
+/// Something that happened during `conform run`. `profile` is the profile's index
+/// in the order given.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// Every profile is planned: how many runs there are to make.
+    PlanReady { profiles: usize, runs: usize },
+    /// A run was started.
+    RunStarted { profile: usize, run: &'a PlannedRun },
+    /// A run ended, with what it did.
+    RunFinished { profile: usize, run: &'a RunFacts },
+    /// A check of a profile was judged (in catalog order, once the profile's runs
+    /// are all made).
+    CheckJudged {
+        profile: usize,
+        check: &'a CheckReport,
+    },
+    /// A profile is complete.
+    ProfileDone {
+        profile: usize,
+        report: &'a ProfileReport,
+    },
+}
+
+/// A consumer of events.
+pub trait Reporter {
+    fn event(&mut self, event: &Event<'_>);
+}
+
+/// Reports nothing: for callers that only want the final reports.
+pub struct Silent;
+
+impl Reporter for Silent {
+    fn event(&mut self, _: &Event<'_>) {}
+}
+
+/// Several reporters fed the same events, in order.
+impl Reporter for Vec<Box<dyn Reporter>> {
+    fn event(&mut self, event: &Event<'_>) {
+        for reporter in self.iter_mut() {
+            reporter.event(event);
+        }
+    }
+}

@@ -1,0 +1,349 @@
+//! One started run as a non-blocking state machine. The reactor tells it what
+//! happened (a pipe is readable, the process may have exited, time passed, conform
+//! was cancelled); it reacts at once and says when it next needs attention.
+
+use std::os::fd::{BorrowedFd, OwnedFd};
+use std::process::ChildStdin;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::Signal;
+use nix::unistd::Pid;
+
+use super::capture::Pipe;
+use super::cpu;
+use super::process::Process;
+use super::{spawn, Exit, RunError, RunErrorKind, RunRecord, RunSpec, TriggerAction};
+
+/// Between SIGTERM and SIGKILL at the limit: long enough for a tool to flush a
+/// cancellation message, short enough to keep a hung run's cost near its limit.
+const TERM_GRACE: Duration = Duration::from_millis(300);
+/// After the group is killed: how long to wait for EOF on the pipes and for the
+/// reap. Only a process outside the group (setsid) can hold a pipe past this.
+const EOF_GRACE: Duration = Duration::from_millis(250);
+/// Limits are clamped to this, so that adding one to the clock cannot overflow.
+const LONGEST_LIMIT: Duration = Duration::from_secs(365 * 24 * 60 * 60);
+
+/// Where a run is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// The tool's process is alive and within its limit.
+    Running,
+    /// The limit passed (or conform was cancelled): SIGTERM went to the group;
+    /// output is still read until the process exits or the grace ends.
+    TermGrace {
+        until: Instant,
+    },
+    /// A stream whose process exited: stdout is read to EOF or the deadline.
+    Draining,
+    /// The process has exited or is being killed: SIGKILL went to what is left of
+    /// the group; waiting for the reap and for EOF on the pipes.
+    Finishing {
+        until: Instant,
+    },
+    Done,
+}
+
+/// Which of a run's fds the reactor polls, and what each is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Source {
+    Stdout,
+    Stderr,
+    Exit,
+}
+
+pub(super) struct Active {
+    spec: RunSpec,
+    record: RunRecord,
+    started: Instant,
+    deadline: Instant,
+    phase: Phase,
+    process: Process,
+    /// Held, never written, until the run is over: a tool that reads stdin blocks
+    /// rather than seeing EOF. `None` for a closed stdin.
+    stdin: Option<ChildStdin>,
+    stdout: Pipe,
+    stderr: Pipe,
+    /// Complete stdout lines read so far, counted while a trigger is pending.
+    lines: u64,
+    trigger_due: bool,
+    /// When the kit hit the limit and began killing the group.
+    killed_at: Option<Instant>,
+    /// The group's CPU ticks at the last sample, and whether it used (almost) none
+    /// since the one before: an idle tool frees its job slot.
+    cpu_ticks: Option<u64>,
+    idle: bool,
+    next_sample: Instant,
+}
+
+impl Active {
+    /// Spawns the tool; a run that cannot start is a finished record at once.
+    pub(super) fn start(spec: &RunSpec) -> Result<Active, Box<RunRecord>> {
+        let mut record = RunRecord::new(spec);
+        let started = Instant::now();
+        let mut child = match spawn::spawn(spec) {
+            Ok(child) => child,
+            Err(err) => {
+                record.error = Some(RunError {
+                    kind: RunErrorKind::Spawn,
+                    message: spawn::describe_error(spec, &err),
+                });
+                record.duration = started.elapsed();
+                return Err(Box::new(record));
+            }
+        };
+        // Kernel pids fit in pid_t; std hands the value out as u32.
+        let pid = Pid::from_raw(child.id() as nix::libc::pid_t);
+        let mut active = Active {
+            spec: spec.clone(),
+            record,
+            started,
+            deadline: started + spec.limit.min(LONGEST_LIMIT),
+            phase: Phase::Running,
+            process: Process::new(pid),
+            stdin: child.stdin.take(),
+            stdout: Pipe::new(child.stdout.take().map(OwnedFd::from), spec.capture_limit),
+            stderr: Pipe::new(child.stderr.take().map(OwnedFd::from), spec.capture_limit),
+            lines: 0,
+            trigger_due: spec.trigger.is_some(),
+            killed_at: None,
+            cpu_ticks: None,
+            idle: false,
+            next_sample: started + cpu::SAMPLE_EVERY,
+        };
+        // `after_lines: 0` is due before any output.
+        active.maybe_trigger();
+        Ok(active)
+    }
+
+    /// Whether the tool holds a job slot: alive, not being killed, and using CPU.
+    /// A run that only waits (an idle tool, a grace, a held pipe) does not.
+    pub(super) fn busy(&self) -> bool {
+        self.phase == Phase::Running && !self.idle
+    }
+
+    /// Whether the tool's CPU use is due to be sampled.
+    pub(super) fn sample_due(&self, now: Instant) -> bool {
+        self.phase == Phase::Running && now >= self.next_sample
+    }
+
+    /// The tool's process group, for CPU samples.
+    pub(super) fn group(&self) -> i32 {
+        self.process.pid().as_raw()
+    }
+
+    /// A CPU sample of the tool's group (`None`: it could not be read, so the tool
+    /// counts as busy).
+    pub(super) fn sample(&mut self, ticks: Option<u64>, now: Instant) {
+        self.idle = match (self.cpu_ticks, ticks) {
+            (Some(before), Some(after)) => cpu::idle(before, after),
+            _ => false,
+        };
+        self.cpu_ticks = ticks;
+        self.next_sample = now + cpu::SAMPLE_EVERY;
+    }
+
+    pub(super) fn is_done(&self) -> bool {
+        self.phase == Phase::Done
+    }
+
+    /// The fds to poll now.
+    pub(super) fn sources(&self) -> impl Iterator<Item = (Source, BorrowedFd<'_>)> {
+        [
+            self.stdout.fd().map(|fd| (Source::Stdout, fd)),
+            self.stderr.fd().map(|fd| (Source::Stderr, fd)),
+            self.process.exit_fd().map(|fd| (Source::Exit, fd)),
+        ]
+        .into_iter()
+        .flatten()
+    }
+
+    /// Whether the exit can only be noticed by asking (no pidfd): the reactor then
+    /// caps its wait.
+    pub(super) fn needs_polling(&self) -> bool {
+        self.process.needs_polling()
+    }
+
+    /// When this run next needs attention even if nothing happens.
+    pub(super) fn next_deadline(&self) -> Option<Instant> {
+        match self.phase {
+            Phase::Running => Some(self.deadline.min(self.next_sample)),
+            Phase::Draining => Some(self.deadline),
+            Phase::TermGrace { until } | Phase::Finishing { until } => Some(until),
+            Phase::Done => None,
+        }
+    }
+
+    /// A source was reported ready (data, EOF, an error, or the exit).
+    pub(super) fn on_ready(&mut self, source: Source, buf: &mut [u8]) {
+        match source {
+            Source::Stdout => {
+                let n = self.stdout.read_into(buf);
+                // Lines matter only for a pending trigger; counting is skipped
+                // otherwise, so a flood costs no per-byte work.
+                if self.trigger_due {
+                    if let Some(chunk) = buf.get(..n) {
+                        self.lines += chunk.iter().filter(|&&byte| byte == b'\n').count() as u64;
+                    }
+                    // Straight after the read that completed line N: a tool whose
+                    // bookkeeping lags its output is caught.
+                    self.maybe_trigger();
+                }
+            }
+            Source::Stderr => {
+                self.stderr.read_into(buf);
+            }
+            Source::Exit => {}
+        }
+        self.advance(Instant::now());
+    }
+
+    /// Time passed, or the run is polled for its exit (no pidfd).
+    pub(super) fn on_tick(&mut self, now: Instant) {
+        self.advance(now);
+    }
+
+    /// conform was interrupted: stop the tool as at the limit, and stop waiting for
+    /// a stream's held stdout.
+    pub(super) fn cancel(&mut self, now: Instant) {
+        match self.phase {
+            Phase::Running => self.time_out(now),
+            Phase::Draining => self.finish(now),
+            Phase::TermGrace { .. } | Phase::Finishing { .. } | Phase::Done => {}
+        }
+        self.advance(now);
+    }
+
+    /// Something went wrong inside conform while driving this run: kill the group
+    /// and end it with an internal error.
+    pub(super) fn abort(&mut self, message: String) {
+        self.process.signal_group(Signal::SIGKILL);
+        self.stdout.abandon();
+        self.stderr.abandon();
+        self.process.reap_in_background();
+        self.record.error = Some(RunError {
+            kind: RunErrorKind::Internal,
+            message,
+        });
+        self.phase = Phase::Done;
+    }
+
+    /// The record, once done.
+    pub(super) fn into_record(mut self) -> RunRecord {
+        drop(self.stdin.take());
+        self.record.timed_out = self.killed_at.is_some();
+        self.record.exit = match self.process.status() {
+            Some(exit) if !self.record.timed_out => exit,
+            _ => Exit::Unknown,
+        };
+        let ended = self
+            .killed_at
+            .or(self.process.exited_at())
+            .unwrap_or_else(Instant::now);
+        self.record.duration = ended.saturating_duration_since(self.started);
+        self.record.stdout = std::mem::take(&mut self.stdout.captured);
+        self.record.stderr = std::mem::take(&mut self.stderr.captured);
+        self.record
+    }
+
+    /// Moves through the phases as far as what has happened allows.
+    fn advance(&mut self, now: Instant) {
+        loop {
+            let before = self.phase;
+            match self.phase {
+                Phase::Running => {
+                    if self.process.has_exited() {
+                        // A run is judged once its process exits; a stream once its
+                        // stdout has also ended (the reference kit reads streams to
+                        // EOF).
+                        if self.spec.stream && self.stdout.is_open() {
+                            self.phase = Phase::Draining;
+                        } else {
+                            self.finish(now);
+                        }
+                    } else if now >= self.deadline {
+                        self.time_out(now);
+                    }
+                }
+                Phase::TermGrace { until } => {
+                    if (self.process.has_exited() && self.pipes_closed()) || now >= until {
+                        self.finish(now);
+                    }
+                }
+                Phase::Draining => {
+                    if !self.stdout.is_open() {
+                        self.finish(now);
+                    } else if now >= self.deadline {
+                        // A stream whose process exited but whose stdout something
+                        // still held at the deadline.
+                        self.record.pipe_held_open = true;
+                        self.finish(now);
+                    }
+                }
+                Phase::Finishing { until } => {
+                    let reaped = self.process.has_exited() && self.process.try_reap();
+                    if reaped && self.pipes_closed() {
+                        self.phase = Phase::Done;
+                    } else if now >= until {
+                        if !self.pipes_closed() {
+                            self.record.pipe_held_open = true;
+                            self.stdout.abandon();
+                            self.stderr.abandon();
+                        }
+                        self.process.reap_in_background();
+                        self.phase = Phase::Done;
+                    }
+                }
+                Phase::Done => {}
+            }
+            if self.phase == before {
+                return;
+            }
+        }
+    }
+
+    /// At the limit: SIGTERM to the group, then a short grace in which output is
+    /// still read.
+    fn time_out(&mut self, now: Instant) {
+        self.killed_at = Some(now);
+        self.process.signal_group(Signal::SIGTERM);
+        // A stopped process cannot act on SIGTERM until continued.
+        self.process.signal_group(Signal::SIGCONT);
+        self.phase = Phase::TermGrace {
+            until: now + TERM_GRACE,
+        };
+    }
+
+    /// Kills what is left of the group and gives the pipes a short grace to reach
+    /// EOF. The main process is unreaped here (its exit was observed with
+    /// WNOWAIT, or it is still dying), so its pid, the group id, cannot have been
+    /// reused by anyone else.
+    fn finish(&mut self, now: Instant) {
+        self.process.signal_group(Signal::SIGKILL);
+        self.phase = Phase::Finishing {
+            until: now + EOF_GRACE,
+        };
+    }
+
+    fn pipes_closed(&self) -> bool {
+        !self.stdout.is_open() && !self.stderr.is_open()
+    }
+
+    fn maybe_trigger(&mut self) {
+        let Some(trigger) = self.spec.trigger else {
+            return;
+        };
+        if !self.trigger_due || self.lines < trigger.after_lines {
+            return;
+        }
+        self.trigger_due = false;
+        let exited = self.process.has_exited();
+        self.record.trigger_after_exit = exited;
+        self.record.trigger_fired = match trigger.action {
+            TriggerAction::Signal(signal) => self.process.signal(signal),
+            TriggerAction::CloseStdout => {
+                self.stdout.abandon();
+                true
+            }
+        };
+    }
+}

@@ -1,0 +1,239 @@
+//! The reactor: drives every active run on one thread with a single `poll` over
+//! their pipes and pidfds and a wake pipe, timed out by the earliest deadline.
+
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::io::AsRawFd;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::fcntl::OFlag;
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+
+use super::active::{Active, Source};
+use super::cpu;
+use super::{cancel_requested, RunRecord, RunSpec, WAKE_FD};
+
+/// The wait between looks at a process whose exit cannot be polled (no pidfd).
+const FALLBACK_WAIT: Duration = Duration::from_millis(5);
+/// One read's worth: a full pipe buffer on Linux.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// Runs in progress, keyed by whatever the caller uses to tell them apart.
+pub struct Reactor<K> {
+    active: Vec<(K, Active)>,
+    /// Records ready to hand out: runs that could not start, or just finished.
+    finished: Vec<(K, RunRecord)>,
+    /// Written by [`super::request_cancel`], so a Ctrl-C wakes the poll at once.
+    wake: Option<(OwnedFd, OwnedFd)>,
+    cancelled: bool,
+    buf: Vec<u8>,
+}
+
+impl<K> Default for Reactor<K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K> Reactor<K> {
+    pub fn new() -> Self {
+        let wake = nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK).ok();
+        if let Some((_, write)) = &wake {
+            // The newest reactor is the one a cancel must wake; conform runs one
+            // at a time.
+            WAKE_FD.store(write.as_raw_fd(), Ordering::SeqCst);
+        }
+        Reactor {
+            active: Vec::new(),
+            finished: Vec::new(),
+            wake,
+            cancelled: false,
+            buf: vec![0; READ_CHUNK],
+        }
+    }
+
+    /// Starts a run now. A run that cannot start is a finished record handed out by
+    /// the next [`Reactor::wait`].
+    pub fn start(&mut self, key: K, spec: &RunSpec) {
+        match Active::start(spec) {
+            Ok(mut active) => {
+                if self.cancelled || cancel_requested() {
+                    active.cancel(Instant::now());
+                }
+                self.active.push((key, active));
+            }
+            Err(record) => self.finished.push((key, *record)),
+        }
+    }
+
+    /// Runs whose tool is alive, not being killed and using CPU: each holds a job
+    /// slot. Runs that only wait (an idle tool, a grace, a held pipe) hold none.
+    pub fn busy(&self) -> usize {
+        self.active.iter().filter(|(_, a)| a.busy()).count()
+    }
+
+    /// Runs started and not yet handed out.
+    pub fn in_flight(&self) -> usize {
+        self.active.len() + self.finished.len()
+    }
+
+    /// Waits until something happens (output, an exit, a deadline, a cancel), reacts,
+    /// and returns the runs that finished, possibly none. Returns at once when a
+    /// record is ready or nothing is in flight.
+    pub fn wait(&mut self) -> Vec<(K, RunRecord)> {
+        if self.finished.is_empty() && !self.active.is_empty() {
+            self.poll_once();
+        }
+        let mut index = 0;
+        while index < self.active.len() {
+            if self.active[index].1.is_done() {
+                let (key, active) = self.active.swap_remove(index);
+                self.finished.push((key, active.into_record()));
+            } else {
+                index += 1;
+            }
+        }
+        std::mem::take(&mut self.finished)
+    }
+
+    fn poll_once(&mut self) {
+        let now = Instant::now();
+        let mut timeout = self
+            .active
+            .iter()
+            .filter_map(|(_, a)| a.next_deadline())
+            .min()
+            .map(|deadline| deadline.saturating_duration_since(now));
+        if self.active.iter().any(|(_, a)| a.needs_polling()) {
+            timeout = Some(timeout.map_or(FALLBACK_WAIT, |t| t.min(FALLBACK_WAIT)));
+        }
+        // Which run and source each polled fd belongs to; the wake pipe is last.
+        let mut owners: Vec<(usize, Source)> = Vec::new();
+        let ready: Vec<(usize, Source)> = {
+            let mut fds: Vec<PollFd<'_>> = Vec::new();
+            for (index, (_, active)) in self.active.iter().enumerate() {
+                for (source, fd) in active.sources() {
+                    owners.push((index, source));
+                    fds.push(PollFd::new(fd, PollFlags::POLLIN));
+                }
+            }
+            if let Some((read, _)) = &self.wake {
+                fds.push(PollFd::new(read.as_fd(), PollFlags::POLLIN));
+            }
+            match poll(&mut fds, poll_timeout(timeout)) {
+                // EINTR: a signal handler ran (a cancel writes the wake pipe too).
+                Ok(_) | Err(Errno::EINTR) => {}
+                Err(_) => {
+                    // Not expected with valid fds; wait a little so the caller's
+                    // loop does not spin until the deadline.
+                    std::thread::sleep(FALLBACK_WAIT);
+                }
+            }
+            // Any event counts: POLLHUP and POLLERR are read as EOF or an error,
+            // which closes the pipe.
+            fds.iter()
+                .take(owners.len())
+                .zip(&owners)
+                .filter(|(fd, _)| fd.revents().is_some_and(|events| !events.is_empty()))
+                .map(|(_, owner)| *owner)
+                .collect()
+        };
+        self.drain_wake();
+        for (index, source) in ready {
+            let buf = &mut self.buf;
+            if let Some((_, active)) = self.active.get_mut(index) {
+                guarded(active, |a| a.on_ready(source, buf));
+            }
+        }
+        let now = Instant::now();
+        self.sample_cpu(now);
+        let cancel = !self.cancelled && cancel_requested();
+        self.cancelled |= cancel;
+        for (_, active) in &mut self.active {
+            if cancel {
+                guarded(active, |a| a.cancel(now));
+            }
+            guarded(active, |a| a.on_tick(now));
+        }
+    }
+
+    /// Samples the CPU use of every tool that has run long enough, in one pass
+    /// over `/proc`, so idle tools free their job slots.
+    fn sample_cpu(&mut self, now: Instant) {
+        if !self.active.iter().any(|(_, a)| a.sample_due(now)) {
+            return;
+        }
+        let ticks = cpu::ticks_by_group();
+        for (_, active) in &mut self.active {
+            if active.sample_due(now) {
+                let group = active.group();
+                active.sample(ticks.get(&group).copied(), now);
+            }
+        }
+    }
+
+    fn drain_wake(&self) {
+        if let Some((read, _)) = &self.wake {
+            let mut sink = [0u8; 64];
+            while matches!(nix::unistd::read(read, &mut sink), Ok(n) if n > 0) {}
+        }
+    }
+}
+
+impl<K> Drop for Reactor<K> {
+    fn drop(&mut self) {
+        if let Some((_, write)) = &self.wake {
+            // Only forget the fd if it is still ours.
+            let _ =
+                WAKE_FD.compare_exchange(write.as_raw_fd(), -1, Ordering::SeqCst, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Reacts to an event; a panic while doing so ends that run with an internal
+/// error (its group killed) and leaves every other run going.
+fn guarded(active: &mut Active, react: impl FnOnce(&mut Active)) {
+    if let Err(panic) = catch_unwind(AssertUnwindSafe(|| react(active))) {
+        active.abort(panicked(&panic));
+    }
+}
+
+fn panicked(payload: &Box<dyn std::any::Any + Send>) -> String {
+    format!(
+        "conform's run of this command panicked: {}",
+        crate::schedule::panic_message(payload.as_ref())
+    )
+}
+
+/// `wait` as a poll timeout (none: wait for an fd), rounded up to whole
+/// milliseconds so a sub-millisecond remainder does not turn into a busy loop of
+/// zero-timeout polls.
+fn poll_timeout(wait: Option<Duration>) -> PollTimeout {
+    match wait {
+        None => PollTimeout::NONE,
+        Some(wait) => {
+            let millis = wait.as_micros().div_ceil(1000);
+            PollTimeout::try_from(i32::try_from(millis).unwrap_or(i32::MAX))
+                .unwrap_or(PollTimeout::MAX)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn poll_timeouts_round_up() {
+        assert_eq!(i32::from(poll_timeout(Some(Duration::ZERO))), 0);
+        assert_eq!(i32::from(poll_timeout(Some(Duration::from_micros(1)))), 1);
+        assert_eq!(i32::from(poll_timeout(Some(Duration::from_millis(5)))), 5);
+        assert_eq!(
+            i32::from(poll_timeout(Some(Duration::from_secs(600)))),
+            600_000
+        );
+        assert_eq!(i32::from(poll_timeout(None)), -1);
+    }
+}
