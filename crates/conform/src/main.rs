@@ -15,12 +15,13 @@ use cli::args::{Cli, Command, Format, SchemaKind};
 use cli::output::{elapsed_ms, emit, emit_json, finish, report_error};
 use conform::checks::{CheckId, CATALOG};
 use conform::envelope::{envelope, ErrorDetail, ExitStatus};
-use conform::events::Silent;
+use conform::partition::Partition;
 use conform::plan::RunOptions;
 use conform::render::json_report as render_json_report;
 use conform::render::run as render_run;
 use conform::render::style::{color_enabled, Style};
 use conform::render::validate::{self as render_validate, ValidateReport};
+use conform::events::Silent;
 use conform::result::{run_profiles, ProfileReport, ProfileRun, RunConfig};
 use conform::{discover, profile};
 
@@ -63,12 +64,12 @@ fn main() -> ExitCode {
             jobs,
             capture_limit,
             json_report,
+            partition,
         } => {
-            let checks = selection(&only, &skip);
-            let config = run_config(jobs, capture_limit);
+            let (selection, config) = run_config(&only, &skip, partition, jobs, capture_limit);
             run(
                 &profiles,
-                &checks,
+                &selection,
                 &config,
                 json_report.as_deref(),
                 json_output,
@@ -86,8 +87,31 @@ fn auto_json() -> bool {
     !std::io::stdout().is_terminal() || set("CI") || set("NO_COLOR")
 }
 
-/// The checks `--only` and `--skip` select.
-fn selection(only: &[String], skip: &[String]) -> BTreeSet<CheckId> {
+/// Which checks `conform run` reports: those `--only`/`--skip` select, or the
+/// `--partition` shard of them.
+struct Selection {
+    checks: BTreeSet<CheckId>,
+    partition: Option<Partition>,
+}
+
+impl Selection {
+    /// The checks of each of `profiles` profiles.
+    fn per_profile(&self, profiles: usize) -> Vec<BTreeSet<CheckId>> {
+        match self.partition {
+            Some(partition) => partition.split(profiles, &self.checks),
+            None => vec![self.checks.clone(); profiles],
+        }
+    }
+}
+
+/// The checks, parallelism and capture cap of `conform run`.
+fn run_config(
+    only: &[String],
+    skip: &[String],
+    partition: Option<Partition>,
+    jobs: Option<u16>,
+    capture_limit: usize,
+) -> (Selection, RunConfig) {
     let mut checks: BTreeSet<CheckId> = if only.is_empty() {
         CheckId::all()
     } else {
@@ -96,19 +120,15 @@ fn selection(only: &[String], skip: &[String]) -> BTreeSet<CheckId> {
     for id in skip.iter().flat_map(|n| selected_by(n)) {
         checks.remove(&id);
     }
-    checks
-}
-
-/// The parallelism and capture cap of `conform run`.
-fn run_config(jobs: Option<u16>, capture_limit: usize) -> RunConfig {
     let jobs = jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         usize::from,
     );
-    RunConfig {
+    let config = RunConfig {
         jobs,
         options: RunOptions { capture_limit },
-    }
+    };
+    (Selection { checks, partition }, config)
 }
 
 /// The checks one `--only`/`--skip` value names: a check ID, or the group
@@ -238,7 +258,7 @@ fn schema(which: SchemaKind, raw: bool, json_output: bool, started: Instant) -> 
 
 fn run(
     args: &[PathBuf],
-    checks: &BTreeSet<CheckId>,
+    selection: &Selection,
     config: &RunConfig,
     json_report: Option<&Path>,
     json_output: bool,
@@ -267,15 +287,18 @@ fn run(
         };
         return finish(ExitStatus::InvalidInput, written);
     }
-    cli::signals::cancel_on_interrupt();
-    let runs: Vec<ProfileRun<'_>> = report
+    let profiles: Vec<_> = report
         .outcomes
         .iter()
         .filter_map(|o| o.as_ref().ok())
-        .map(|profile| ProfileRun {
-            profile,
-            checks: checks.clone(),
-        })
+        .collect();
+    // Split before planning, so a shard makes only the runs its own checks need.
+    let per_profile = selection.per_profile(profiles.len());
+    cli::signals::cancel_on_interrupt();
+    let runs: Vec<ProfileRun<'_>> = profiles
+        .into_iter()
+        .zip(per_profile)
+        .map(|(profile, checks)| ProfileRun { profile, checks })
         .collect();
     let results = run_profiles(&runs, config, &mut Silent);
     let status = if conform::exec::cancel_requested() {
@@ -285,7 +308,8 @@ fn run(
     };
     // The file first: when it cannot be written, the envelope says so.
     let report_error = json_report.and_then(|path| {
-        let document = render_json_report::document(&results, checks, status, elapsed_ms(started));
+        let document =
+            render_json_report::document(&results, &selection.checks, status, elapsed_ms(started));
         render_json_report::write(path, &document).err()
     });
     if status == ExitStatus::Cancelled {

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use conform::checks::CATALOG;
+use conform::partition::Partition;
 
 /// Prove whether a command-line tool is safe and reliable for AI agents to call.
 ///
@@ -60,6 +61,9 @@ pub enum Command {
         /// Also write conform's full report (every run's evidence) to this JSON file; `conform schema report` describes it.
         #[arg(long, value_name = "PATH")]
         json_report: Option<PathBuf>,
+        /// Run only shard K of N of the (profile, check) pairs, for CI matrices: the i-th pair, profiles then checks in catalog order, goes to shard (i mod N) + 1. Also spelled count:K/N.
+        #[arg(long, value_name = "K/N", value_parser = clap::value_parser!(Partition))]
+        partition: Option<Partition>,
     },
     /// List the checks: id, level, requirements, title.
     Checks {
