@@ -15,13 +15,13 @@ use cli::args::{Cli, Command, Format, SchemaKind};
 use cli::output::{elapsed_ms, emit, emit_json, finish, report_error};
 use conform::checks::{CheckId, CATALOG};
 use conform::envelope::{envelope, ErrorDetail, ExitStatus};
+use conform::events::Silent;
 use conform::partition::Partition;
 use conform::plan::RunOptions;
 use conform::render::json_report as render_json_report;
 use conform::render::run as render_run;
 use conform::render::style::{color_enabled, Style};
 use conform::render::validate::{self as render_validate, ValidateReport};
-use conform::events::Silent;
 use conform::result::{run_profiles, ProfileReport, ProfileRun, RunConfig};
 use conform::{discover, profile};
 
