@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use crate::checks::CheckId;
+use crate::checks::{CheckId, Variant};
 use crate::exec::{RunSpec, Signal, StdinMode, Trigger, TriggerAction};
 use crate::profile::{ArgumentOrder, LoadedProfile, Probe, ProbeKind};
 
@@ -134,41 +134,27 @@ struct Needs {
 }
 
 impl Needs {
+    /// The variants the selected checks declare. A probe's other runs are gated on
+    /// its stdin-closed run, so they bring it along.
     fn of(checks: &BTreeSet<CheckId>) -> Needs {
         let mut n = Needs::default();
-        for check in checks {
-            match check {
-                CheckId::NoHangStdinClosed
-                | CheckId::InvalidInputExit2
-                | CheckId::DestructiveRefusesUnconfirmed => {
-                    n.closed = true;
-                }
-                CheckId::NoHangStdinOpen => {
-                    n.closed = true;
-                    n.open = true;
-                }
-                CheckId::JsonEnvelope
-                | CheckId::ExitCodeContract
-                | CheckId::StdoutNoAnsi
-                | CheckId::DryRunPreview => {
-                    n.closed = true;
-                    n.preview = true;
-                }
-                CheckId::NoColorHonored => {
-                    n.closed = true;
-                    n.no_color = true;
-                }
-                CheckId::HelpOffStdout => n.help = true,
-                CheckId::ManifestValid | CheckId::ProfileConsistency => n.manifest = true,
-                CheckId::ArgumentOrder => n.order = true,
-                CheckId::StreamContract | CheckId::StreamSigint => n.stream = true,
-                CheckId::DryRunStable => {
-                    n.closed = true;
+        for variant in checks.iter().flat_map(|check| check.spec().reads) {
+            match variant {
+                Variant::Closed => n.closed = true,
+                Variant::Open => n.open = true,
+                Variant::NoColor => n.no_color = true,
+                Variant::Preview => n.preview = true,
+                Variant::SecondPreview => {
                     n.preview = true;
                     n.second_preview = true;
                 }
+                Variant::Help => n.help = true,
+                Variant::Manifest => n.manifest = true,
+                Variant::ArgumentOrder => n.order = true,
+                Variant::Stream => n.stream = true,
             }
         }
+        n.closed |= n.open || n.no_color || n.preview;
         n
     }
 }

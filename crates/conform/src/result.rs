@@ -280,7 +280,7 @@ pub fn run_profiles(
 /// Judge one profile's made runs.
 fn judge(run: &ProfileRun<'_>, plan: &Plan, records: &Records, elapsed: Duration) -> ProfileReport {
     let ctx = Context::new(run.profile, plan, records);
-    let runs = ctx.runs(|_| true).iter().map(RunFacts::of).collect();
+    let runs = ctx.all_runs().iter().map(RunFacts::of).collect();
     let checks: Vec<CheckReport> = checks::judge(&ctx, &run.checks)
         .into_iter()
         .map(CheckReport::from)

@@ -10,8 +10,20 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::destructive::first_difference;
-use super::{CheckId, Context, Judged, Outcome};
+use super::{CheckId, CheckSpec, Context, Judged, Outcome, Variant};
 use crate::plan::{OrderRun, Placement, RunRole};
+
+pub const ARGUMENT_ORDER: CheckSpec = CheckSpec {
+    id: CheckId::ArgumentOrder,
+    name: "argument_order",
+    title: "A global option means the same before and after the command path; conflicting repeats exit 2",
+    level: 3,
+    failure_modes: &[69],
+    requirements: &["REQ-F-067", "REQ-F-079"],
+    extension: false,
+    reads: &[Variant::ArgumentOrder],
+    judge,
+};
 
 pub fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::ArgumentOrder);

@@ -1,8 +1,20 @@
 //! `no_color_honored`: with `NO_COLOR=1`, no ANSI escape on stdout or stderr.
 
 use super::envelope::find_ansi;
-use super::{CheckId, Context, Outcome};
+use super::{CheckId, CheckSpec, Context, Outcome, Variant};
 use crate::plan::RunRole;
+
+pub const NO_COLOR_HONORED: CheckSpec = CheckSpec {
+    id: CheckId::NoColorHonored,
+    name: "no_color_honored",
+    title: "NO_COLOR=1 removes ANSI from stdout and stderr",
+    level: 1,
+    failure_modes: &[8],
+    requirements: &["REQ-F-008"],
+    extension: false,
+    reads: &[Variant::NoColor],
+    judge,
+};
 
 pub fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::NoColorHonored);

@@ -5,9 +5,45 @@
 
 use serde_json::Value;
 
-use super::{CheckId, Context, Outcome};
+use super::{CheckId, CheckSpec, Context, Outcome, Variant};
 use crate::plan::RunRole;
 use crate::profile::ProbeKind;
+
+pub const DRY_RUN_PREVIEW: CheckSpec = CheckSpec {
+    id: CheckId::DryRunPreview,
+    name: "dry_run_preview",
+    title: "Destructive commands preview with their dry-run flag",
+    level: 1,
+    failure_modes: &[23],
+    requirements: &["REQ-C-004"],
+    extension: false,
+    reads: &[Variant::Preview],
+    judge: |ctx| judge(ctx).preview,
+};
+
+pub const DESTRUCTIVE_REFUSES_UNCONFIRMED: CheckSpec = CheckSpec {
+    id: CheckId::DestructiveRefusesUnconfirmed,
+    name: "destructive_refuses_unconfirmed",
+    title: "Destructive commands refuse with exit 2, before side effects, without confirmation",
+    level: 2,
+    failure_modes: &[23, 10],
+    requirements: &["REQ-C-005", "REQ-O-021"],
+    extension: false,
+    reads: &[Variant::Closed],
+    judge: |ctx| judge(ctx).refuses,
+};
+
+pub const DRY_RUN_STABLE: CheckSpec = CheckSpec {
+    id: CheckId::DryRunStable,
+    name: "dry_run_stable",
+    title: "A preview gives the same data twice: it changed nothing",
+    level: 1,
+    failure_modes: &[23],
+    requirements: &["REQ-C-004"],
+    extension: true,
+    reads: &[Variant::Preview, Variant::SecondPreview],
+    judge: |ctx| judge(ctx).stable,
+};
 
 pub struct DestructiveOutcomes {
     pub refuses: Outcome,

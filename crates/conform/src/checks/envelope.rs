@@ -3,9 +3,45 @@
 
 use serde_json::Value;
 
-use super::{schemas, CheckId, Context, Judged, Outcome};
+use super::{schemas, CheckId, CheckSpec, Context, Judged, Outcome, Variant};
 use crate::exec::Exit;
 use crate::plan::RunRole;
+
+pub const JSON_ENVELOPE: CheckSpec = CheckSpec {
+    id: CheckId::JsonEnvelope,
+    name: "json_envelope",
+    title: "Non-TTY stdout is exactly one valid ResponseEnvelope without flags",
+    level: 1,
+    failure_modes: &[2, 3, 18],
+    requirements: &["REQ-F-003", "REQ-F-004", "REQ-F-006", "REQ-C-013"],
+    extension: false,
+    reads: &[Variant::Closed, Variant::Preview],
+    judge: |ctx| judge(ctx).json,
+};
+
+pub const EXIT_CODE_CONTRACT: CheckSpec = CheckSpec {
+    id: CheckId::ExitCodeContract,
+    name: "exit_code_contract",
+    title: "Exit codes come from the table and match meta.exit_code",
+    level: 1,
+    failure_modes: &[1],
+    requirements: &["REQ-F-001"],
+    extension: false,
+    reads: &[Variant::Closed, Variant::Preview],
+    judge: |ctx| judge(ctx).exit_codes,
+};
+
+pub const STDOUT_NO_ANSI: CheckSpec = CheckSpec {
+    id: CheckId::StdoutNoAnsi,
+    name: "stdout_no_ansi",
+    title: "No ANSI escape sequences on stdout in a non-TTY",
+    level: 1,
+    failure_modes: &[8],
+    requirements: &["REQ-F-007"],
+    extension: false,
+    reads: &[Variant::Closed, Variant::Preview],
+    judge: |ctx| judge(ctx).ansi,
+};
 
 pub struct EnvelopeOutcomes {
     pub json: Outcome,

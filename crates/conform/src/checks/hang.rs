@@ -1,8 +1,32 @@
 //! `no_hang_stdin_closed` and `no_hang_stdin_open`: the probes' own runs exit within
 //! the limit, with stdin at EOF and with a pipe that never delivers a byte.
 
-use super::{CheckId, Context, Outcome};
+use super::{CheckId, CheckSpec, Context, Outcome, Variant};
 use crate::plan::RunRole;
+
+pub const NO_HANG_STDIN_CLOSED: CheckSpec = CheckSpec {
+    id: CheckId::NoHangStdinClosed,
+    name: "no_hang_stdin_closed",
+    title: "Completes with stdin closed",
+    level: 1,
+    failure_modes: &[10, 11],
+    requirements: &["REQ-F-009", "REQ-F-010"],
+    extension: false,
+    reads: &[Variant::Closed],
+    judge: judge_closed,
+};
+
+pub const NO_HANG_STDIN_OPEN: CheckSpec = CheckSpec {
+    id: CheckId::NoHangStdinOpen,
+    name: "no_hang_stdin_open",
+    title: "Completes with an open, silent stdin pipe",
+    level: 1,
+    failure_modes: &[50, 10],
+    requirements: &["REQ-F-009"],
+    extension: false,
+    reads: &[Variant::Open],
+    judge: judge_open,
+};
 
 pub fn judge_closed(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::NoHangStdinClosed);

@@ -1,8 +1,20 @@
 //! `help_off_stdout`: `--help` exits 0 and keeps prose off a non-TTY stdout (empty
 //! stdout or an envelope).
 
-use super::{CheckId, Context, Outcome};
+use super::{CheckId, CheckSpec, Context, Outcome, Variant};
 use crate::plan::RunRole;
+
+pub const HELP_OFF_STDOUT: CheckSpec = CheckSpec {
+    id: CheckId::HelpOffStdout,
+    name: "help_off_stdout",
+    title: "--help keeps stdout free of prose and exits 0",
+    level: 1,
+    failure_modes: &[3],
+    requirements: &["REQ-F-048"],
+    extension: false,
+    reads: &[Variant::Help],
+    judge,
+};
 
 pub fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::HelpOffStdout);

@@ -1,9 +1,21 @@
 //! `invalid_input_exit_2`: every invalid probe exits exactly 2 (REQ-F-002: 2 means
 //! "validation failed, nothing happened").
 
-use super::{CheckId, Context, Outcome};
+use super::{CheckId, CheckSpec, Context, Outcome, Variant};
 use crate::plan::RunRole;
 use crate::profile::ProbeKind;
+
+pub const INVALID_INPUT_EXIT_2: CheckSpec = CheckSpec {
+    id: CheckId::InvalidInputExit2,
+    name: "invalid_input_exit_2",
+    title: "Invalid input exits 2 before side effects",
+    level: 1,
+    failure_modes: &[14, 1],
+    requirements: &["REQ-F-002"],
+    extension: false,
+    reads: &[Variant::Closed],
+    judge,
+};
 
 pub fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::InvalidInputExit2);

@@ -3,8 +3,20 @@
 
 use serde_json::Value;
 
-use super::{schemas, CheckId, Context, Judged, Outcome};
+use super::{schemas, CheckId, CheckSpec, Context, Judged, Outcome, Variant};
 use crate::plan::RunRole;
+
+pub const MANIFEST_VALID: CheckSpec = CheckSpec {
+    id: CheckId::ManifestValid,
+    name: "manifest_valid",
+    title: "tool manifest returns a valid ManifestResponse",
+    level: 3,
+    failure_modes: &[52, 21],
+    requirements: &["REQ-O-041"],
+    extension: false,
+    reads: &[Variant::Manifest],
+    judge: |ctx| judge(ctx).0,
+};
 
 /// Judge `manifest_valid`; also return the manifest's `data` when it is valid, for
 /// the checks that read it (profile_consistency), so it is validated once.

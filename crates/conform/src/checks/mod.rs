@@ -15,7 +15,7 @@ mod stream;
 pub mod evidence;
 pub mod schemas;
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::collections::BTreeSet;
 
 use serde::Serialize;
@@ -28,28 +28,44 @@ use crate::schedule::Records;
 
 pub use evidence::Evidence;
 
-/// Every check conform knows, in catalog (and report) order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum CheckId {
-    NoHangStdinClosed,
-    NoHangStdinOpen,
-    JsonEnvelope,
-    ExitCodeContract,
-    StdoutNoAnsi,
-    NoColorHonored,
-    HelpOffStdout,
-    InvalidInputExit2,
-    DryRunPreview,
-    DestructiveRefusesUnconfirmed,
-    ManifestValid,
-    ArgumentOrder,
-    StreamContract,
-    StreamSigint,
-    ProfileConsistency,
-    DryRunStable,
+/// The registry: every check conform knows, in catalog (and report) order, each
+/// one line naming its module's spec. It generates [`CheckId`] and [`CATALOG`], so
+/// adding a check is its module and one line here.
+macro_rules! registry {
+    ($($id:ident => $spec:path,)*) => {
+        /// A check, by its place in the catalog.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum CheckId {
+            $($id,)*
+        }
+
+        /// The catalog, in report order: the reference kit's 14 checks, then the
+        /// extensions.
+        pub const CATALOG: &[CheckSpec] = &[$($spec,)*];
+    };
 }
 
-/// What the catalog says about a check.
+registry! {
+    NoHangStdinClosed => hang::NO_HANG_STDIN_CLOSED,
+    NoHangStdinOpen => hang::NO_HANG_STDIN_OPEN,
+    JsonEnvelope => envelope::JSON_ENVELOPE,
+    ExitCodeContract => envelope::EXIT_CODE_CONTRACT,
+    StdoutNoAnsi => envelope::STDOUT_NO_ANSI,
+    NoColorHonored => color::NO_COLOR_HONORED,
+    HelpOffStdout => help::HELP_OFF_STDOUT,
+    InvalidInputExit2 => invalid::INVALID_INPUT_EXIT_2,
+    DryRunPreview => destructive::DRY_RUN_PREVIEW,
+    DestructiveRefusesUnconfirmed => destructive::DESTRUCTIVE_REFUSES_UNCONFIRMED,
+    ManifestValid => manifest::MANIFEST_VALID,
+    ArgumentOrder => argument_order::ARGUMENT_ORDER,
+    StreamContract => stream::STREAM_CONTRACT,
+    StreamSigint => stream::STREAM_SIGINT,
+    ProfileConsistency => profile_consistency::PROFILE_CONSISTENCY,
+    DryRunStable => destructive::DRY_RUN_STABLE,
+}
+
+/// A check: what the catalog says about it, the run variants it reads (the planner
+/// makes exactly the variants the selected checks declare) and its judge.
 #[derive(Debug, Clone, Copy)]
 pub struct CheckSpec {
     pub id: CheckId,
@@ -60,47 +76,51 @@ pub struct CheckSpec {
     pub requirements: &'static [&'static str],
     /// conform's own check, not one of the reference kit's 14.
     pub extension: bool,
+    /// The runs it judges; it sees no others.
+    pub reads: &'static [Variant],
+    pub judge: fn(&Context<'_>) -> Outcome,
 }
 
-const fn spec(
-    id: CheckId,
-    name: &'static str,
-    title: &'static str,
-    level: u8,
-    failure_modes: &'static [u16],
-    requirements: &'static [&'static str],
-    extension: bool,
-) -> CheckSpec {
-    CheckSpec {
-        id,
-        name,
-        title,
-        level,
-        failure_modes,
-        requirements,
-        extension,
+/// A kind of run a check reads; [`crate::plan`] turns each into runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variant {
+    /// Each read, invalid and destructive probe with stdin closed (a destructive
+    /// probe's refusal run).
+    Closed,
+    /// The same with stdin an open pipe.
+    Open,
+    /// The same with `NO_COLOR=1`.
+    NoColor,
+    /// Each destructive probe with its `dry_run_flag`.
+    Preview,
+    /// The preview again, after the first.
+    SecondPreview,
+    /// The tool with `--help`.
+    Help,
+    /// The profile's `manifest` argv.
+    Manifest,
+    /// The argument-order placements.
+    ArgumentOrder,
+    /// Each stream probe.
+    Stream,
+}
+
+impl Variant {
+    /// The variant a planned run is.
+    pub fn of(role: &RunRole) -> Variant {
+        match role {
+            RunRole::Closed { .. } => Variant::Closed,
+            RunRole::Open { .. } => Variant::Open,
+            RunRole::NoColor { .. } => Variant::NoColor,
+            RunRole::Preview { second: false, .. } => Variant::Preview,
+            RunRole::Preview { second: true, .. } => Variant::SecondPreview,
+            RunRole::Help => Variant::Help,
+            RunRole::Manifest => Variant::Manifest,
+            RunRole::Order(_) => Variant::ArgumentOrder,
+            RunRole::Stream { .. } => Variant::Stream,
+        }
     }
 }
-
-/// The catalog, in report order: the reference kit's 14 checks, then the extensions.
-pub const CATALOG: &[CheckSpec] = &[
-    spec(CheckId::NoHangStdinClosed, "no_hang_stdin_closed", "Completes with stdin closed", 1, &[10, 11], &["REQ-F-009", "REQ-F-010"], false),
-    spec(CheckId::NoHangStdinOpen, "no_hang_stdin_open", "Completes with an open, silent stdin pipe", 1, &[50, 10], &["REQ-F-009"], false),
-    spec(CheckId::JsonEnvelope, "json_envelope", "Non-TTY stdout is exactly one valid ResponseEnvelope without flags", 1, &[2, 3, 18], &["REQ-F-003", "REQ-F-004", "REQ-F-006", "REQ-C-013"], false),
-    spec(CheckId::ExitCodeContract, "exit_code_contract", "Exit codes come from the table and match meta.exit_code", 1, &[1], &["REQ-F-001"], false),
-    spec(CheckId::StdoutNoAnsi, "stdout_no_ansi", "No ANSI escape sequences on stdout in a non-TTY", 1, &[8], &["REQ-F-007"], false),
-    spec(CheckId::NoColorHonored, "no_color_honored", "NO_COLOR=1 removes ANSI from stdout and stderr", 1, &[8], &["REQ-F-008"], false),
-    spec(CheckId::HelpOffStdout, "help_off_stdout", "--help keeps stdout free of prose and exits 0", 1, &[3], &["REQ-F-048"], false),
-    spec(CheckId::InvalidInputExit2, "invalid_input_exit_2", "Invalid input exits 2 before side effects", 1, &[14, 1], &["REQ-F-002"], false),
-    spec(CheckId::DryRunPreview, "dry_run_preview", "Destructive commands preview with their dry-run flag", 1, &[23], &["REQ-C-004"], false),
-    spec(CheckId::DestructiveRefusesUnconfirmed, "destructive_refuses_unconfirmed", "Destructive commands refuse with exit 2, before side effects, without confirmation", 2, &[23, 10], &["REQ-C-005", "REQ-O-021"], false),
-    spec(CheckId::ManifestValid, "manifest_valid", "tool manifest returns a valid ManifestResponse", 3, &[52, 21], &["REQ-O-041"], false),
-    spec(CheckId::ArgumentOrder, "argument_order", "A global option means the same before and after the command path; conflicting repeats exit 2", 3, &[69], &["REQ-F-067", "REQ-F-079"], false),
-    spec(CheckId::StreamContract, "stream_contract", "Every stream line is a JSON object and the stream ends on exactly one terminal line that matches the exit code", 3, &[5, 76], &["REQ-O-004"], false),
-    spec(CheckId::StreamSigint, "stream_sigint", "SIGINT mid-stream ends the stream on a CANCELLED error envelope with data.partial true and exit 130, as REQ-F-069 defines", 3, &[16], &["REQ-O-004", "REQ-F-069"], false),
-    spec(CheckId::ProfileConsistency, "profile_consistency", "Probes name manifest commands whose danger level and streaming match the probe kind", 3, &[23, 52], &["REQ-C-002", "REQ-C-004", "REQ-O-004"], true),
-    spec(CheckId::DryRunStable, "dry_run_stable", "A preview gives the same data twice: it changed nothing", 1, &[23], &["REQ-C-004"], true),
-];
 
 impl CheckId {
     pub fn spec(self) -> &'static CheckSpec {
@@ -234,6 +254,8 @@ pub struct Context<'a> {
     /// Each run's stdout parsed and validated as an envelope, at most once: several
     /// checks read the same runs.
     envelopes: Vec<OnceCell<Result<Value, String>>>,
+    /// While a check is judged: the variants it declared, the only runs it sees.
+    reads: Cell<Option<&'static [Variant]>>,
 }
 
 impl<'a> Context<'a> {
@@ -243,17 +265,28 @@ impl<'a> Context<'a> {
             plan,
             records,
             envelopes: vec![OnceCell::new(); records.len()],
+            reads: Cell::new(None),
         }
     }
 
-    /// Made runs with a role matching `select`, in plan order.
+    /// Made runs with a role matching `select`, in plan order; while a check is
+    /// judged, only of the variants it declared.
     pub fn runs(&self, select: impl Fn(&RunRole) -> bool) -> Vec<Judged<'a>> {
+        let reads = self.reads.get();
+        self.all_runs()
+            .into_iter()
+            .filter(|run| reads.is_none_or(|reads| reads.contains(&Variant::of(&run.planned.role))))
+            .filter(|run| select(&run.planned.role))
+            .collect()
+    }
+
+    /// Every made run, in plan order, whatever is being judged.
+    pub fn all_runs(&self) -> Vec<Judged<'a>> {
         self.plan
             .runs
             .iter()
             .zip(self.records.iter())
             .enumerate()
-            .filter(|(_, (planned, _))| select(&planned.role))
             .filter_map(|(index, (planned, record))| {
                 record.as_ref().map(|record| Judged {
                     index,
@@ -276,41 +309,20 @@ impl<'a> Context<'a> {
 }
 
 /// Judge the selected checks over the records of a plan's runs, in catalog order.
+/// Each check sees only the runs of the variants it declared, so one that reads a
+/// run it did not declare finds nothing, rather than passing on runs that
+/// `--only` would not make.
 pub fn judge(ctx: &Context<'_>, selected: &BTreeSet<CheckId>) -> Vec<Outcome> {
-    let envelope = envelope::judge(ctx);
-    let destructive = destructive::judge(ctx);
-    let stream = stream::judge(ctx);
-    let (manifest_valid, manifest) = manifest::judge(ctx);
-    let all = [
-        hang::judge_closed(ctx),
-        hang::judge_open(ctx),
-        envelope.json,
-        envelope.exit_codes,
-        envelope.ansi,
-        color::judge(ctx),
-        help::judge(ctx),
-        invalid::judge(ctx),
-        destructive.preview,
-        destructive.refuses,
-        manifest_valid,
-        argument_order::judge(ctx),
-        stream.contract,
-        stream.sigint,
-        profile_consistency::judge(ctx, manifest),
-        destructive.stable,
-    ];
-    // Judging a check nothing was planned for costs nothing; filtering afterwards
-    // keeps one list in catalog order.
-    let mut outcomes: Vec<Outcome> = all
-        .into_iter()
-        .filter(|o| selected.contains(&o.id))
-        .collect();
-    for outcome in &mut outcomes {
+    let mut outcomes = Vec::new();
+    for spec in CATALOG.iter().filter(|spec| selected.contains(&spec.id)) {
+        ctx.reads.set(Some(spec.reads));
+        let mut outcome = (spec.judge)(ctx);
+        ctx.reads.set(None);
         if outcome.status() == Status::Pass && outcome.runs_checked == 0 {
             outcome.skip(nothing_judged(ctx));
         }
+        outcomes.push(outcome);
     }
-    outcomes.sort_by_key(|o| o.id);
     outcomes
 }
 
@@ -319,7 +331,7 @@ pub fn judge(ctx: &Context<'_>, selected: &BTreeSet<CheckId>) -> Vec<Outcome> {
 /// finish, and the hang checks report those.
 fn nothing_judged(ctx: &Context<'_>) -> String {
     let hung: Vec<String> = ctx
-        .runs(|_| true)
+        .all_runs()
         .iter()
         .filter(|run| run.record.timed_out)
         .map(|run| {
@@ -352,5 +364,55 @@ mod tests {
             assert_eq!(CheckId::from_name(spec.name), Some(spec.id));
         }
         assert_eq!(CheckId::all().len(), CATALOG.len());
+    }
+
+    #[test]
+    fn while_a_check_is_judged_it_sees_only_the_variants_it_declared() {
+        let dir = std::env::temp_dir();
+        let text = r#"{
+            "schema_version": "1.0", "tool": "t", "command": ["sh", "-c", "exit 0", "sh"], "timeout_seconds": 5,
+            "manifest": ["manifest"],
+            "argument_order": { "command_path": ["list"], "local_args": ["--limit", "1"], "global_flag": "--format", "value": "json", "alternate_value": "plain", "positional": "p" },
+            "probes": [
+                { "name": "list", "argv": ["list"], "kind": "read" },
+                { "name": "bad", "argv": ["list", "--nope"], "kind": "invalid" },
+                { "name": "rm", "argv": ["rm"], "kind": "destructive", "dry_run_flag": "--dry-run" },
+                { "name": "watch", "argv": ["watch"], "kind": "stream", "signal": "INT", "after_lines": 2 }
+            ]
+        }"#;
+        let (profile, program) = crate::profile::parse(text, &dir).expect("valid profile");
+        let loaded = LoadedProfile {
+            path: dir.join("p.json"),
+            dir,
+            profile,
+            program,
+        };
+        let plan = crate::plan::plan(
+            &loaded,
+            &CheckId::all(),
+            crate::plan::RunOptions { capture_limit: 1 },
+        );
+        let records: Records = plan
+            .runs
+            .iter()
+            .map(|run| Some(RunRecord::new(&run.spec)))
+            .collect();
+        let ctx = Context::new(&loaded, &plan, &records);
+        for spec in CATALOG {
+            assert!(!spec.reads.is_empty(), "{} reads nothing", spec.name);
+            ctx.reads.set(Some(spec.reads));
+            let seen = ctx.runs(|_| true);
+            ctx.reads.set(None);
+            assert!(!seen.is_empty(), "{} sees no run", spec.name);
+            for run in seen {
+                let variant = Variant::of(&run.planned.role);
+                assert!(
+                    spec.reads.contains(&variant),
+                    "{} saw {variant:?}",
+                    spec.name
+                );
+            }
+        }
+        assert_eq!(ctx.runs(|_| true).len(), plan.runs.len());
     }
 }

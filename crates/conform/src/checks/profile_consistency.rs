@@ -4,12 +4,26 @@
 
 use serde_json::{Map, Value};
 
-use super::{CheckId, Context, Outcome};
+use super::{CheckId, CheckSpec, Context, Outcome, Variant};
 use crate::plan::RunRole;
 use crate::profile::{Probe, ProbeKind};
 
-/// `manifest` is the tool's manifest data when `manifest_valid` passed.
-pub fn judge(ctx: &Context<'_>, manifest: Option<&Value>) -> Outcome {
+pub const PROFILE_CONSISTENCY: CheckSpec = CheckSpec {
+    id: CheckId::ProfileConsistency,
+    name: "profile_consistency",
+    title: "Probes name manifest commands whose danger level and streaming match the probe kind",
+    level: 3,
+    failure_modes: &[23, 52],
+    requirements: &["REQ-C-002", "REQ-C-004", "REQ-O-004"],
+    extension: true,
+    reads: &[Variant::Manifest],
+    judge,
+};
+
+/// Judged on the manifest `manifest_valid` accepted (validated again: it is cheap,
+/// and keeps each check's judge standalone).
+fn judge(ctx: &Context<'_>) -> Outcome {
+    let manifest = super::manifest::judge(ctx).1;
     let mut outcome = Outcome::new(CheckId::ProfileConsistency);
     if ctx.profile.profile.manifest.is_none() {
         outcome.skip("profile declares no manifest command");

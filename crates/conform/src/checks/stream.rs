@@ -5,8 +5,32 @@
 
 use serde_json::Value;
 
-use super::{schemas, CheckId, Context, Judged, Outcome};
+use super::{schemas, CheckId, CheckSpec, Context, Judged, Outcome, Variant};
 use crate::plan::RunRole;
+
+pub const STREAM_CONTRACT: CheckSpec = CheckSpec {
+    id: CheckId::StreamContract,
+    name: "stream_contract",
+    title: "Every stream line is a JSON object and the stream ends on exactly one terminal line that matches the exit code",
+    level: 3,
+    failure_modes: &[5, 76],
+    requirements: &["REQ-O-004"],
+    extension: false,
+    reads: &[Variant::Stream],
+    judge: |ctx| judge(ctx).contract,
+};
+
+pub const STREAM_SIGINT: CheckSpec = CheckSpec {
+    id: CheckId::StreamSigint,
+    name: "stream_sigint",
+    title: "SIGINT mid-stream ends the stream on a CANCELLED error envelope with data.partial true and exit 130, as REQ-F-069 defines",
+    level: 3,
+    failure_modes: &[16],
+    requirements: &["REQ-O-004", "REQ-F-069"],
+    extension: false,
+    reads: &[Variant::Stream],
+    judge: |ctx| judge(ctx).sigint,
+};
 
 pub struct StreamOutcomes {
     pub contract: Outcome,

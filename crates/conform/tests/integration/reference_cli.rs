@@ -133,3 +133,40 @@ fn the_report_is_the_same_whatever_the_parallelism() {
     assert_eq!(one, report("2"), "--jobs 1 and --jobs 2");
     assert_eq!(one, report("16"), "--jobs 1 and --jobs 16");
 }
+
+#[test]
+fn each_check_alone_judges_exactly_what_it_judges_in_the_full_run() {
+    // A check sees only the run variants it declared, and `--only` plans only those:
+    // if a check needed a run it did not declare, it would differ here.
+    let verdict = |check: &serde_json::Value| {
+        let details: Vec<String> = check["failures"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|f| format!("{} | {}", f["probe"], f["detail"]))
+            // A broken CLI's state (a revision counter) moves on between runs.
+            .map(|d| d.replace(|c: char| c.is_ascii_digit(), "#"))
+            .collect();
+        format!(
+            "{} {} {} {:?} {details:?}",
+            check["id"], check["status"], check["runs_checked"], check["skipped_reason"]
+        )
+    };
+    for profile in [
+        "conformance/profiles/democli.json",
+        "conformance/profiles/bad/dry-run-writes.json",
+    ] {
+        let full = conform(["run", profile]);
+        let checks = full.result()["checks"].as_array().expect("checks").clone();
+        assert_eq!(checks.len(), conform::checks::CATALOG.len());
+        for check in &checks {
+            let id = check["id"].as_str().expect("id");
+            let alone = conform(["run", profile, "--only", id]);
+            assert_eq!(
+                verdict(alone.check(id)),
+                verdict(check),
+                "{profile}: {id} alone"
+            );
+        }
+    }
+}
