@@ -11,7 +11,7 @@ use std::time::Instant;
 use clap::Parser;
 use serde_json::{json, Value};
 
-use cli::args::{Cli, Command, Format, SchemaKind};
+use cli::args::{Cli, Command, Format, InitArgs, SchemaKind};
 use cli::output::{elapsed_ms, emit, emit_json, finish, report_error};
 use conform::checks::{CheckId, CATALOG};
 use conform::envelope::{envelope, ErrorDetail, ExitStatus};
@@ -57,6 +57,7 @@ fn main() -> ExitCode {
             None,
             elapsed_ms(started),
         )),
+        Command::Init(args) => init(args, json_output, started),
         Command::Run {
             profiles,
             only,
@@ -173,7 +174,7 @@ fn usage_error(error: clap::Error, started: Instant) -> ExitCode {
             let message = error.render().to_string();
             let first = if error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
                 eprint!("{message}");
-                "no command given: name one of validate, run, checks, schema, manifest"
+                "no command given: name one of validate, run, checks, schema, manifest, init"
             } else {
                 message
                     .lines()
@@ -433,4 +434,76 @@ fn cancelled(profiles_done: usize, json_output: bool, started: Instant) -> ExitS
     };
     let data = json!({ "partial": true, "profiles_completed": profiles_done });
     report_error(ExitStatus::Cancelled, detail, data, json_output, started)
+}
+
+/// `conform init`: generate a profile, then print it, preview it or write it. The
+/// warnings (skipped commands and why) go to the envelope and to stderr.
+fn init(args: InitArgs, json_output: bool, started: Instant) -> ExitStatus {
+    use conform::init::{Request, Source};
+    let source = match (args.from_help, args.manifest_file, args.manifest_args) {
+        (true, _, _) => Source::Help,
+        (false, Some(file), _) => Source::ManifestFile(file),
+        (false, None, Some(text)) => {
+            Source::Manifest(text.split_whitespace().map(str::to_string).collect())
+        }
+        (false, None, None) => Source::Manifest(vec!["manifest".into()]),
+    };
+    let request = Request {
+        tool: args.tool,
+        source,
+        timeout_seconds: args.timeout,
+        output: args.output,
+        yes: args.yes,
+        dry_run: args.dry_run,
+    };
+    // A Ctrl-C stops the tool run in progress (its own process group) too.
+    cli::signals::cancel_on_interrupt();
+    let outcome = conform::init::execute(&request);
+    let warnings = match &outcome {
+        Ok(outcome) => &outcome.warnings,
+        Err(failure) => &failure.warnings,
+    };
+    for warning in warnings {
+        eprintln!("conform init: warning: {}", warning.message);
+    }
+    let warnings = json!(warnings);
+    match outcome {
+        Ok(outcome) if json_output => {
+            let mut document =
+                envelope(ExitStatus::Success, outcome.data, None, elapsed_ms(started));
+            document["warnings"] = warnings;
+            emit_json(&document)
+        }
+        Ok(outcome) => emit(&outcome.text),
+        Err(failure) => {
+            let phase = if failure.status == ExitStatus::InvalidInput {
+                "validation"
+            } else {
+                "execution"
+            };
+            let detail = ErrorDetail {
+                code: failure.code.into(),
+                message: failure.message,
+                retryable: failure.status == ExitStatus::Cancelled,
+                phase: Some(phase),
+                fix_required: Some(failure.fix),
+                context: failure.context,
+            };
+            if !json_output {
+                eprintln!("conform: {}", detail.message);
+                if let Some(fix) = &detail.fix_required {
+                    eprintln!("fix: {fix}");
+                }
+                return failure.status;
+            }
+            let mut document = envelope(
+                failure.status,
+                Value::Null,
+                Some(detail),
+                elapsed_ms(started),
+            );
+            document["warnings"] = warnings;
+            finish(failure.status, emit_json(&document))
+        }
+    }
 }

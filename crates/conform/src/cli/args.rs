@@ -76,6 +76,8 @@ pub enum Command {
     },
     /// Print conform's own manifest: every command, flag and exit code (REQ-O-041).
     Manifest,
+    /// Write a starting profile for TOOL from its manifest (or its --help text); overwriting a file needs --yes.
+    Init(InitArgs),
     /// Print a JSON Schema: the profile format (default) or the --json-report document.
     Schema {
         /// Which document the schema describes.
@@ -85,6 +87,36 @@ pub enum Command {
         #[arg(long)]
         raw: bool,
     },
+}
+
+/// `conform init [OPTIONS] [--] TOOL [ARGS...]`. TOOL's own arguments that start
+/// with `-` need the `--`; conform's options may also follow TOOL.
+#[derive(Debug, clap::Args)]
+pub struct InitArgs {
+    /// Write the profile to this file (its command is made relative to the file's directory); print it when absent.
+    #[arg(long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// Confirm overwriting an existing --output file.
+    #[arg(long)]
+    pub yes: bool,
+    /// Print the profile that would be written (and whether it overwrites a file); write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Arguments that make TOOL print its manifest, split on whitespace [default: manifest].
+    #[arg(long, value_name = "ARGS", allow_hyphen_values = true, conflicts_with_all = ["manifest_file", "from_help"])]
+    pub manifest_args: Option<String>,
+    /// Read a saved manifest (a ManifestResponse, or an envelope around one) instead of running TOOL for it.
+    #[arg(long, value_name = "FILE", conflicts_with = "from_help")]
+    pub manifest_file: Option<PathBuf>,
+    /// For tools without a manifest: read TOOL --help and its subcommands' help.
+    #[arg(long)]
+    pub from_help: bool,
+    /// Limit for each run of TOOL, and the profile's timeout_seconds (1 to 5).
+    #[arg(long, value_name = "SECONDS", default_value_t = conform::init::MAX_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..=conform::init::MAX_TIMEOUT_SECONDS))]
+    pub timeout: u64,
+    /// The tool to describe (a path, or a command on PATH) and its leading arguments.
+    #[arg(required = true, num_args = 1.., value_name = "TOOL")]
+    pub tool: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

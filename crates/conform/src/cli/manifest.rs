@@ -35,12 +35,13 @@ fn exit_codes() -> Value {
     Value::Object(codes)
 }
 
-/// Commands that run the tool a profile names: its side effects are the tool's.
+/// `run` runs the tool a profile names: its side effects are the tool's. `init`
+/// overwrites an existing profile file (with --yes; --dry-run previews).
 fn danger_level(name: &str) -> &'static str {
-    if name == "run" {
-        "mutating"
-    } else {
-        "safe"
+    match name {
+        "run" => "mutating",
+        "init" => "destructive",
+        _ => "safe",
     }
 }
 
@@ -51,10 +52,10 @@ fn flag_entry(arg: &Arg) -> Value {
         .iter()
         .map(|v| v.get_name().to_string())
         .collect();
-    // Convention of cli/args.rs: integer options are named `N`.
+    // Convention of cli/args.rs: integer options are named `N` (or `SECONDS`).
     let integer = arg
         .get_value_names()
-        .is_some_and(|names| names.iter().any(|n| n == "N"));
+        .is_some_and(|names| names.iter().any(|n| n == "N" || n == "SECONDS"));
     let kind = if !takes_value {
         "boolean"
     } else if matches!(arg.get_action(), ArgAction::Append) {
