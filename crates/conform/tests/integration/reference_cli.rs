@@ -54,10 +54,14 @@ fn conform_passes_its_own_profile() {
     assert_eq!(run.status("manifest_valid"), "pass");
     assert_eq!(run.status("argument_order"), "pass");
     assert_eq!(run.status("profile_consistency"), "pass");
+    assert_eq!(run.status("destructive_refuses_unconfirmed"), "pass");
+    assert_eq!(run.status("dry_run_preview"), "pass");
+    let levels = &run.result()["levels"];
+    assert_eq!(levels["level_1"], "pass", "init's destructive probe completes level 1");
+    assert_eq!(levels["level_2"], "pass");
     assert_eq!(
-        run.result()["levels"]["level_1"],
-        "incomplete",
-        "no destructive probe: level 1 cannot be complete"
+        levels["level_3"], "incomplete",
+        "conform streams nothing: no stream probe, so level 3 cannot be complete"
     );
 }
 
