@@ -177,24 +177,38 @@ fn outside_brackets(text: &str) -> String {
 
 /// Whether the usage line of `name`'s help shows a required argument after the
 /// command name: `Usage: tool get <ID>` yes, `usage: git status [<options>]` no.
-/// `None` when there is no usage line naming the command.
+/// Alternative forms (`or: ...`, git's) count when they name the command; any form
+/// without a required argument is enough. `None` when no usage line names it.
 pub fn requires_argument(help: &str, name: &str) -> Option<bool> {
+    let mut forms = Vec::new();
     let mut lines = help.lines().map(str::trim).filter(|l| !l.is_empty());
-    let usage = loop {
-        let line = lines.next()?;
-        if line.len() >= 6 && line[..6].eq_ignore_ascii_case("usage:") {
+    while let Some(line) = lines.next() {
+        let lower = line.to_ascii_lowercase();
+        if lower.starts_with("usage:") {
             let rest = line[6..].trim();
             // cobra: `Usage:` alone, the usage on the next line.
-            break if rest.is_empty() {
-                lines.next()?.to_string()
+            if rest.is_empty() {
+                forms.extend(lines.next().map(str::to_string));
             } else {
-                rest.to_string()
-            };
+                forms.push(rest.to_string());
+            }
+        } else if let Some(or) = line.strip_prefix("or:") {
+            forms.push(or.trim().to_string());
         }
-    };
-    let words: Vec<&str> = usage.split_whitespace().collect();
-    let at = words.iter().rposition(|w| *w == name)?;
-    Some(has_required_placeholder(&words[at + 1..].join(" ")))
+    }
+    let verdicts: Vec<bool> = forms
+        .iter()
+        .filter_map(|form| {
+            let words: Vec<&str> = form.split_whitespace().collect();
+            let at = words.iter().rposition(|w| *w == name)?;
+            Some(has_required_placeholder(&words[at + 1..].join(" ")))
+        })
+        .collect();
+    if verdicts.is_empty() {
+        None
+    } else {
+        Some(verdicts.iter().all(|&required| required))
+    }
 }
 
 fn matches_verb(name: &str, verbs: &[&str]) -> bool {
@@ -373,6 +387,8 @@ mod tests {
             Some(true)
         );
         assert_eq!(requires_argument("no usage here\n", "get"), None);
+        let git_show = "usage: git log [<options>] [<revision-range>]\n   or: git show [<options>] <object>...\n";
+        assert_eq!(requires_argument(git_show, "show"), Some(true));
     }
 
     #[test]
