@@ -3,6 +3,7 @@
 
 mod broken_clis;
 mod hostile;
+mod init;
 mod partition;
 mod profile_validation;
 mod reference_cli;

@@ -57,7 +57,10 @@ fn conform_passes_its_own_profile() {
     assert_eq!(run.status("destructive_refuses_unconfirmed"), "pass");
     assert_eq!(run.status("dry_run_preview"), "pass");
     let levels = &run.result()["levels"];
-    assert_eq!(levels["level_1"], "pass", "init's destructive probe completes level 1");
+    assert_eq!(
+        levels["level_1"], "pass",
+        "init's destructive probe completes level 1"
+    );
     assert_eq!(levels["level_2"], "pass");
     assert_eq!(
         levels["level_3"], "incomplete",
