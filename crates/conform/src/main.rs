@@ -487,7 +487,7 @@ fn init(args: InitArgs, json_output: bool, started: Instant) -> ExitStatus {
                 retryable: failure.status == ExitStatus::Cancelled,
                 phase: Some(phase),
                 fix_required: Some(failure.fix),
-                context: failure.context,
+                context: failure.context.map(|c| *c),
             };
             if !json_output {
                 eprintln!("conform: {}", detail.message);

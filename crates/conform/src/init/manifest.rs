@@ -45,7 +45,7 @@ pub(super) fn parse_manifest(text: &str, what: &str) -> Result<Value, Failure> {
             ),
             fix,
         );
-        failure.context = Some(json!({ "errors": errors }));
+        failure.context = Some(Box::new(json!({ "errors": errors })));
         return Err(failure);
     }
     Ok(data)

@@ -100,7 +100,8 @@ pub struct Failure {
     pub code: &'static str,
     pub message: String,
     pub fix: String,
-    pub context: Option<Value>,
+    /// Boxed: a failure travels in every `Result` here and is rarely built.
+    pub context: Option<Box<Value>>,
     /// Found before the failure; still worth showing.
     pub warnings: Vec<Warning>,
 }
@@ -237,7 +238,9 @@ fn check_destination(path: &Path, request: &Request) -> Result<bool, Failure> {
             format!("{shown} already exists; writing the profile would overwrite it, and init does that only with --yes"),
             format!("pass --yes to overwrite {shown}, --dry-run to see what would be written, or choose another --output"),
         );
-        failure.context = Some(json!({ "path": shown.to_string(), "confirm_flag": "--yes" }));
+        failure.context = Some(Box::new(
+            json!({ "path": shown.to_string(), "confirm_flag": "--yes" }),
+        ));
         return Err(failure);
     }
     Ok(exists)
@@ -501,7 +504,7 @@ impl Runner {
                 ),
                 "if the tool has no manifest command, use --from-help; else set its arguments with --manifest-args",
             );
-            failure.context = Some(json!({ "argv": record.argv }));
+            failure.context = Some(Box::new(json!({ "argv": record.argv })));
             return Err(failure);
         }
         let stdout = String::from_utf8_lossy(&record.stdout.bytes);
