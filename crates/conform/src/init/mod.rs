@@ -473,7 +473,8 @@ impl Runner {
             limit: self.limit,
             capture_limit: exec::DEFAULT_CAPTURE_LIMIT,
             stream,
-            interrupt: None,
+            trigger: None,
+            env_remove: Vec::new(),
         })
     }
 
