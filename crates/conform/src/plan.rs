@@ -82,6 +82,25 @@ impl Placement {
     }
 }
 
+impl RunRole {
+    /// JSON pointer of the profile entry the run comes from (`/probes/3`,
+    /// `/argument_order`, `/manifest`, `/command` for `--help`), so that reports can
+    /// point into the file. Derived from the role rather than stored, so that every
+    /// place that builds a `PlannedRun` stays as it is.
+    pub fn pointer(&self) -> String {
+        match self {
+            RunRole::Closed { probe }
+            | RunRole::Open { probe }
+            | RunRole::NoColor { probe }
+            | RunRole::Preview { probe, .. }
+            | RunRole::Stream { probe } => format!("/probes/{probe}"),
+            RunRole::Help => "/command".into(),
+            RunRole::Manifest => "/manifest".into(),
+            RunRole::Order(_) => "/argument_order".into(),
+        }
+    }
+}
+
 impl OrderRun {
     pub fn describe(self) -> &'static str {
         match self {
@@ -423,7 +442,7 @@ pub fn stream_label(probe: &Probe) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::{parse, CONFIRMATION_FLAGS};
+    use crate::profile::{parse, Locations, CONFIRMATION_FLAGS};
 
     fn loaded(text: &str) -> LoadedProfile {
         let dir = std::env::temp_dir();
@@ -433,6 +452,7 @@ mod tests {
             dir,
             profile,
             program,
+            locations: Locations::scan(text),
         }
     }
 
@@ -539,6 +559,33 @@ mod tests {
             })
         );
         assert_eq!(stream.label, "watch (SIGINT after 2 lines)");
+    }
+
+    #[test]
+    fn every_run_points_at_the_profile_entry_it_comes_from() {
+        let p = loaded(PROFILE);
+        let plan = plan(&p, &CheckId::all(), options());
+        let at = |role: RunRole| {
+            let run = plan.runs.iter().find(|r| r.role == role).expect("planned");
+            let pointer = run.role.pointer();
+            let at = p.locations.locate(&pointer);
+            (pointer, at)
+        };
+        let pointed = |pointer: &str, at: (usize, usize)| (pointer.to_string(), Some(at));
+        assert_eq!(
+            at(RunRole::Closed { probe: 1 }),
+            pointed("/probes/1", (7, 13))
+        );
+        assert_eq!(
+            at(RunRole::Stream { probe: 2 }),
+            pointed("/probes/2", (8, 13))
+        );
+        assert_eq!(at(RunRole::Help), pointed("/command", (2, 47)));
+        assert_eq!(at(RunRole::Manifest), pointed("/manifest", (3, 9)));
+        assert_eq!(
+            at(RunRole::Order(OrderRun::Conflict)),
+            pointed("/argument_order", (4, 9))
+        );
     }
 
     #[test]

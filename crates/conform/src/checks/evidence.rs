@@ -19,6 +19,10 @@ pub const EXCERPT_BYTES: usize = 2048;
 pub struct RunFacts {
     /// The run's label: the probe's name first, or `--help`, `manifest`, ...
     pub probe: String,
+    /// JSON pointer of the profile entry the run comes from (`/probes/3`,
+    /// `/argument_order`, `/manifest`, `/command`); `LoadedProfile::locations` turns
+    /// it into a line and column.
+    pub pointer: String,
     pub argv: Vec<String>,
     pub stdin: &'static str,
     pub exit_code: Option<i32>,
@@ -46,6 +50,7 @@ impl RunFacts {
         let r = run.record;
         RunFacts {
             probe: run.planned.label.clone(),
+            pointer: run.planned.role.pointer(),
             argv: r.argv.clone(),
             stdin: r.stdin.as_str(),
             exit_code: r.exit_code(),

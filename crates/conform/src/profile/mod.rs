@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 pub use model::{ArgumentOrder, Probe, ProbeKind, ProbeSignal, Profile};
 pub use resolve::resolve_program;
+pub use spans::Locations;
 pub use validate::{validate_document, Violation, CONFIRMATION_FLAGS, MAX_LIMIT_SECONDS};
 
 /// The profile format's JSON Schema (draft-07), for editors and `conform schema`.
@@ -30,6 +31,8 @@ pub struct LoadedProfile {
     pub profile: Profile,
     /// `command[0]` resolved to an executable file.
     pub program: PathBuf,
+    /// Where each value is written in the file, by JSON pointer, for reports.
+    pub locations: Locations,
 }
 
 /// Why a profile cannot be used: every violation found.
@@ -75,6 +78,8 @@ pub fn load(path: &Path) -> Result<LoadedProfile, ProfileError> {
         dir,
         profile,
         program,
+        // A second scan of a small file keeps `parse`'s signature for its callers.
+        locations: Locations::scan(&text),
     })
 }
 

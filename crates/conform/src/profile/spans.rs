@@ -29,6 +29,30 @@ pub struct DuplicateKey {
     pub again: (usize, usize),
 }
 
+/// Where each value of a loaded profile was written, kept so that reports can turn a
+/// run's JSON pointer into a line and column of the profile file.
+#[derive(Debug, Clone, Default)]
+pub struct Locations(HashMap<String, (usize, usize)>);
+
+impl Locations {
+    /// The locations of every value in `text`, which serde_json has already accepted.
+    pub fn scan(text: &str) -> Locations {
+        Locations(scan(text).at)
+    }
+
+    /// 1-based (line, column) of the value at `pointer`; columns count Unicode code
+    /// points. A pointer the text lacks is located at its nearest located parent.
+    pub fn locate(&self, pointer: &str) -> Option<(usize, usize)> {
+        let mut pointer = pointer;
+        loop {
+            if let Some(&at) = self.0.get(pointer) {
+                return Some(at);
+            }
+            pointer = &pointer[..pointer.rfind('/')?];
+        }
+    }
+}
+
 /// Scan `text`, which serde_json has already accepted.
 pub fn scan(text: &str) -> Spans {
     let mut scanner = Scanner {
@@ -197,6 +221,14 @@ impl Scanner<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn locations_fall_back_to_the_nearest_parent() {
+        let locations = Locations::scan("{\n  \"probes\": [\n    {\"name\": \"x\"}\n  ]\n}");
+        assert_eq!(locations.locate("/probes/0"), Some((3, 5)));
+        assert_eq!(locations.locate("/probes/0/argv"), Some((3, 5)));
+        assert_eq!(locations.locate("/manifest"), Some((1, 1)));
+    }
 
     #[test]
     fn locates_members_and_elements() {
