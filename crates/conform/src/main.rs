@@ -22,6 +22,7 @@ use conform::render::json_report as render_json_report;
 use conform::render::run as render_run;
 use conform::render::style::{color_enabled, Style};
 use conform::render::validate::{self as render_validate, ValidateReport};
+use conform::render::{self, files, Finished, ReportFormat, Sources};
 use conform::result::{run_profiles, ProfileReport, ProfileRun, RunConfig};
 use conform::{discover, profile};
 
@@ -64,15 +65,15 @@ fn main() -> ExitCode {
             skip,
             jobs,
             capture_limit,
-            json_report,
             partition,
+            reports,
         } => {
             let (selection, config) = run_config(&only, &skip, partition, jobs, capture_limit);
             run(
                 &profiles,
                 &selection,
                 &config,
-                json_report.as_deref(),
+                &reports.requested(),
                 json_output,
                 style,
                 started,
@@ -261,7 +262,7 @@ fn run(
     args: &[PathBuf],
     selection: &Selection,
     config: &RunConfig,
-    json_report: Option<&Path>,
+    reports: &[(ReportFormat, PathBuf)],
     json_output: bool,
     style: Style,
     started: Instant,
@@ -270,10 +271,12 @@ fn run(
         Ok(paths) => paths,
         Err(message) => return bad_paths(&message, json_output, started),
     };
-    if let Some(path) = json_report {
-        if let Err(message) = render_json_report::check_destination(path) {
-            return bad_report_path(message, json_output, started);
-        }
+    let destinations: Vec<(&str, &Path)> = reports
+        .iter()
+        .map(|(format, path)| (format.flag(), path.as_path()))
+        .collect();
+    if let Err(message) = files::check_destinations(&destinations) {
+        return bad_report_path(message, json_output, started);
     }
     // Every profile is validated before anything runs: one invalid profile means
     // nothing is run at all.
@@ -307,33 +310,40 @@ fn run(
     } else {
         render_run::status(&results)
     };
-    // The file first: when it cannot be written, the envelope says so.
-    let report_error = json_report.and_then(|path| {
-        let document =
-            render_json_report::document(&results, &selection.checks, status, elapsed_ms(started));
-        render_json_report::write(path, &document).err()
-    });
+    let sources = Sources::of(report.outcomes.iter().filter_map(|o| o.as_ref().ok()));
+    // The files first: when one cannot be written, the envelope says so.
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let finished = Finished {
+        results: &results,
+        sources: &sources,
+        selected: &selection.checks,
+        status,
+        duration_ms: elapsed_ms(started),
+        cwd: &cwd,
+    };
+    let report_errors = render::write_reports(reports, &finished);
     if status == ExitStatus::Cancelled {
         return cancelled(results.len(), json_output, started);
     }
-    if let Some(message) = report_error {
-        return report_not_written(message, &results, json_output, style, started);
+    if !report_errors.is_empty() {
+        let message = report_errors.join("; ");
+        return report_not_written(message, &results, &sources, json_output, style, started);
     }
     let written = if json_output {
         emit_json(&render_run::to_envelope(&results, elapsed_ms(started)))
     } else {
-        emit(&render_run::to_text(&results, style))
+        emit(&render_run::to_text(&results, &sources, style))
     };
     finish(status, written)
 }
 
-/// `--json-report` names a place no file can be written: a usage error, before
+/// A report flag names a place no file can be written: a usage error, before
 /// anything runs.
 fn bad_report_path(message: String, json_output: bool, started: Instant) -> ExitStatus {
     let detail = ErrorDetail::invalid_input(
         "USAGE_ERROR",
         message,
-        "Give --json-report a file path in an existing directory",
+        "Give each report flag its own writable file path in an existing directory",
     );
     report_error(
         ExitStatus::InvalidInput,
@@ -344,11 +354,12 @@ fn bad_report_path(message: String, json_output: bool, started: Instant) -> Exit
     )
 }
 
-/// The runs were made but the `--json-report` file could not be written: exit 1,
-/// with the reference result still in `data` so nothing is lost.
+/// The runs were made but a report file could not be written: exit 1, with the
+/// reference result still in `data` so nothing is lost.
 fn report_not_written(
     message: String,
     results: &[ProfileReport],
+    sources: &Sources,
     json_output: bool,
     style: Style,
     started: Instant,
@@ -358,14 +369,14 @@ fn report_not_written(
         .cloned()
         .unwrap_or(Value::Null);
     if !json_output {
-        emit(&render_run::to_text(results, style));
+        emit(&render_run::to_text(results, sources, style));
     }
     let detail = ErrorDetail {
         code: "REPORT_NOT_WRITTEN".into(),
         message,
         retryable: false,
         phase: Some("cleanup"),
-        fix_required: Some("Make the --json-report path writable and run again".into()),
+        fix_required: Some("Make the report paths writable and run again".into()),
         context: None,
     };
     report_error(ExitStatus::GeneralError, detail, data, json_output, started)

@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use conform::checks::CATALOG;
 use conform::partition::Partition;
+use conform::render::ReportFormat;
 
 /// Prove whether a command-line tool is safe and reliable for AI agents to call.
 ///
@@ -58,12 +59,11 @@ pub enum Command {
         /// Bytes of stdout and of stderr kept per run (suffixes K, M, G); past it output is counted, not kept.
         #[arg(long, value_name = "BYTES", default_value = "16M", value_parser = parse_size)]
         capture_limit: usize,
-        /// Also write conform's full report (every run's evidence) to this JSON file; `conform schema report` describes it.
-        #[arg(long, value_name = "PATH")]
-        json_report: Option<PathBuf>,
         /// Run only shard K of N of the (profile, check) pairs, for CI matrices: the i-th pair, profiles then checks in catalog order, goes to shard (i mod N) + 1. Also spelled count:K/N.
         #[arg(long, value_name = "K/N", value_parser = clap::value_parser!(Partition))]
         partition: Option<Partition>,
+        #[command(flatten)]
+        reports: ReportArgs,
     },
     /// List the checks: id, level, requirements, title.
     Checks {
@@ -117,6 +117,43 @@ pub struct InitArgs {
     /// The tool to describe (a path, or a command on PATH) and its leading arguments.
     #[arg(required = true, num_args = 1.., value_name = "TOOL")]
     pub tool: Vec<String>,
+}
+
+/// Report files `conform run` writes besides its output, each checked before anything
+/// runs and written whole or not at all.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ReportArgs {
+    /// Also write conform's full report (every run's evidence) to this JSON file; `conform schema report` describes it.
+    #[arg(long, value_name = "PATH")]
+    pub json_report: Option<PathBuf>,
+    /// Also write a JUnit XML report (a testsuite per profile, a testcase per check) for GitLab, Jenkins and GitHub test reporters.
+    #[arg(long, value_name = "PATH")]
+    pub junit: Option<PathBuf>,
+    /// Also write a SARIF 2.1.0 report (a result per failing run, located in the profile file) for code scanning.
+    #[arg(long, value_name = "PATH")]
+    pub sarif: Option<PathBuf>,
+    /// Also write a Markdown summary (for $GITHUB_STEP_SUMMARY or a pull-request comment).
+    #[arg(long, value_name = "PATH")]
+    pub markdown: Option<PathBuf>,
+    /// Also write an SVG badge: "agent-ready | level N", the highest level every profile passes.
+    #[arg(long, value_name = "PATH")]
+    pub badge: Option<PathBuf>,
+}
+
+impl ReportArgs {
+    /// The requested reports, in a fixed order.
+    pub fn requested(&self) -> Vec<(ReportFormat, PathBuf)> {
+        [
+            (ReportFormat::Json, &self.json_report),
+            (ReportFormat::Junit, &self.junit),
+            (ReportFormat::Sarif, &self.sarif),
+            (ReportFormat::Markdown, &self.markdown),
+            (ReportFormat::Badge, &self.badge),
+        ]
+        .into_iter()
+        .filter_map(|(format, path)| path.clone().map(|p| (format, p)))
+        .collect()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

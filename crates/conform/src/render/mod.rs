@@ -1,7 +1,129 @@
-//! Renderers: the same reports as one ResponseEnvelope (piped, for agents and CI) or
-//! as text for people (on a TTY).
+//! Renderers: the same reports as one ResponseEnvelope (piped, for agents and CI), as
+//! text for people (on a TTY), and as report files for CI systems (JUnit, SARIF,
+//! Markdown, a badge, conform's JSON report). Each is a function of the final
+//! results, so that it can be driven by the runner's "all done" event.
 
+pub mod badge;
+pub mod files;
 pub mod json_report;
+pub mod junit;
+pub mod markdown;
 pub mod run;
+pub mod sarif;
+pub mod show;
 pub mod style;
 pub mod validate;
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use crate::checks::CheckId;
+use crate::envelope::ExitStatus;
+use crate::profile::{LoadedProfile, Locations};
+use crate::result::ProfileReport;
+
+/// Where each profile's entries are written: a run's JSON pointer to a line and
+/// column of its profile file, for reports that point into it.
+#[derive(Debug, Clone, Default)]
+pub struct Sources(HashMap<String, Locations>);
+
+impl Sources {
+    /// The sources of these loaded profiles, keyed as `ProfileReport::profile` is.
+    pub fn of<'a>(profiles: impl IntoIterator<Item = &'a LoadedProfile>) -> Sources {
+        Sources(
+            profiles
+                .into_iter()
+                .map(|p| (p.path.display().to_string(), p.locations.clone()))
+                .collect(),
+        )
+    }
+
+    pub fn insert(&mut self, profile: impl Into<String>, locations: Locations) {
+        self.0.insert(profile.into(), locations);
+    }
+
+    /// 1-based (line, column in Unicode code points) of `pointer` in `profile`.
+    pub fn locate(&self, profile: &str, pointer: &str) -> Option<(usize, usize)> {
+        self.0.get(profile)?.locate(pointer)
+    }
+
+    /// `profile.json:7:5 /probes/0` (the form editors jump to, then the pointer), or
+    /// the file and pointer when the profile's text is not known.
+    pub fn describe(&self, profile: &str, pointer: &str) -> String {
+        match self.locate(profile, pointer) {
+            Some((line, column)) => {
+                format!("{}:{line}:{column} {pointer}", show::visible(profile))
+            }
+            None => format!("{} {pointer}", show::visible(profile)),
+        }
+    }
+}
+
+/// A report file format, by the flag that asks for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportFormat {
+    Json,
+    Junit,
+    Sarif,
+    Markdown,
+    Badge,
+}
+
+impl ReportFormat {
+    pub fn flag(self) -> &'static str {
+        match self {
+            ReportFormat::Json => "--json-report",
+            ReportFormat::Junit => "--junit",
+            ReportFormat::Sarif => "--sarif",
+            ReportFormat::Markdown => "--markdown",
+            ReportFormat::Badge => "--badge",
+        }
+    }
+}
+
+/// Everything the report files are made from: the final results of a run.
+pub struct Finished<'a> {
+    pub results: &'a [ProfileReport],
+    pub sources: &'a Sources,
+    pub selected: &'a BTreeSet<CheckId>,
+    pub status: ExitStatus,
+    pub duration_ms: u64,
+    /// SARIF locates profiles relative to it.
+    pub cwd: &'a Path,
+}
+
+/// One report file's contents.
+pub fn render_report(format: ReportFormat, finished: &Finished<'_>) -> Result<String, String> {
+    let results = finished.results;
+    match format {
+        ReportFormat::Json => {
+            let document = json_report::document(
+                results,
+                finished.selected,
+                finished.status,
+                finished.duration_ms,
+            );
+            serde_json::to_string_pretty(&document)
+                .map(|text| text + "\n")
+                .map_err(|e| format!("cannot serialize the report: {e}"))
+        }
+        ReportFormat::Junit => junit::to_xml(results, finished.sources),
+        ReportFormat::Sarif => sarif::to_json(results, finished.sources, finished.cwd),
+        ReportFormat::Markdown => Ok(markdown::to_markdown(results, finished.sources)),
+        ReportFormat::Badge => Ok(badge::to_svg(results)),
+    }
+}
+
+/// Render and write every requested report, each whole or not at all; returns why
+/// each report that could not be written was not (the others are written anyway).
+pub fn write_reports(reports: &[(ReportFormat, PathBuf)], finished: &Finished<'_>) -> Vec<String> {
+    reports
+        .iter()
+        .filter_map(|(format, path)| {
+            render_report(*format, finished)
+                .and_then(|text| files::write_atomic(path, text.as_bytes()))
+                .err()
+                .map(|e| format!("{}: {e}", format.flag()))
+        })
+        .collect()
+}

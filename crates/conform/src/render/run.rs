@@ -4,8 +4,10 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Map, Value};
 
+use super::show;
 use super::style::Style;
-use crate::checks::{Evidence, Status, CATALOG};
+use super::Sources;
+use crate::checks::{Status, CATALOG};
 use crate::envelope::{envelope_with_meta, ErrorDetail, ExitStatus};
 use crate::result::{LevelStatus, ProfileReport};
 
@@ -72,128 +74,163 @@ pub fn to_envelope(results: &[ProfileReport], duration_ms: u64) -> Value {
     envelope_with_meta(status, data, error, duration_ms, meta)
 }
 
-fn level_word(status: LevelStatus, style: Style) -> String {
+fn level_word(status: LevelStatus) -> &'static str {
     match status {
-        LevelStatus::Pass => style.green("pass"),
-        LevelStatus::Fail => style.red("fail"),
-        LevelStatus::Incomplete => style.yellow("incomplete"),
+        LevelStatus::Pass => "pass",
+        LevelStatus::Fail => "fail",
+        LevelStatus::Incomplete => "incomplete",
     }
 }
 
-pub fn to_text(results: &[ProfileReport], style: Style) -> String {
+/// `text` padded to `width` columns, then colored like its level verdict (padding
+/// first, so escape sequences never break the alignment).
+fn level_cell(status: LevelStatus, width: usize, style: Style) -> String {
+    let text = format!("{:width$}", level_word(status));
+    match status {
+        LevelStatus::Pass => style.green(&text),
+        LevelStatus::Fail => style.red(&text),
+        LevelStatus::Incomplete => style.yellow(&text),
+    }
+}
+
+fn plural(n: usize, one: &str) -> String {
+    format!("{n} {one}{}", if n == 1 { "" } else { "s" })
+}
+
+fn seconds(ms: u64) -> String {
+    format!("{:.1} s", ms as f64 / 1000.0)
+}
+
+/// The readable report, in the spirit of cargo-nextest: per profile a line per check
+/// (status, id, runs, requirement IDs), then each failing check's failures grouped by
+/// cause with the runs to reproduce them; at the end a table over every profile.
+/// `sources` turns a run's JSON pointer into `file:line:column`.
+pub fn to_text(results: &[ProfileReport], sources: &Sources, style: Style) -> String {
     let mut out = String::new();
     for result in results {
-        out.push_str(&format!(
-            "{} {} ({} runs, {:.1} s)\n",
-            style.bold(&result.tool),
-            style.dim(&result.profile),
-            result.runs.len(),
-            result.duration_ms as f64 / 1000.0
-        ));
-        out.push_str(&format!(
-            "  level 1 {}   level 2 {}   level 3 {}\n\n",
-            level_word(result.levels.level_1, style),
-            level_word(result.levels.level_2, style),
-            level_word(result.levels.level_3, style)
-        ));
-        let width = result
-            .checks
-            .iter()
-            .map(|c| c.check.id.len())
-            .max()
-            .unwrap_or(0);
-        for report in &result.checks {
-            let check = &report.check;
-            let mark = match check.status {
-                Status::Pass => style.green("PASS"),
-                Status::Fail => style.red("FAIL"),
-                Status::Skip => style.yellow("SKIP"),
-            };
-            let extension = if report.extension { " [extension]" } else { "" };
-            let tail = match &check.skipped_reason {
-                Some(reason) => reason.clone(),
-                None => format!(
-                    "{} ({} run{})",
-                    check.title,
-                    check.runs_checked,
-                    if check.runs_checked == 1 { "" } else { "s" }
-                ),
-            };
-            out.push_str(&format!(
-                "  {mark} {:width$}  {}{extension}\n",
-                check.id,
-                style.dim(&tail)
-            ));
-            for failure in &check.failures {
-                out.push_str(&failure_text(failure, style));
-            }
-        }
-        out.push_str(&format!(
-            "\n  {} passed, {} failed, {} skipped\n\n",
-            result.summary.passed, result.summary.failed, result.summary.skipped
-        ));
+        profile_text(&mut out, result, sources, style);
     }
+    summary_text(&mut out, results, style);
     out
 }
 
-fn failure_text(failure: &Evidence, style: Style) -> String {
-    let f = &failure.run;
-    let mut out = format!(
-        "       {} {}\n",
-        style.bold(&format!("{}:", f.probe)),
-        failure.detail
-    );
-    let ended = match (&f.exit_code, &f.signal, f.timed_out) {
-        (_, _, true) => "timed out".to_string(),
-        (Some(code), _, _) => format!("exit {code}"),
-        (None, Some(signal), _) => format!("killed by {signal}"),
-        _ => "no exit status".to_string(),
-    };
+fn profile_text(out: &mut String, result: &ProfileReport, sources: &Sources, style: Style) {
     out.push_str(&format!(
-        "         {} {} (stdin {}{}) -> {ended} in {} ms\n",
-        style.dim("ran"),
-        shell_words(&f.argv),
-        f.stdin,
-        if f.env.is_empty() {
-            String::new()
-        } else {
-            format!(", env {}", f.env.join(" "))
-        },
-        f.duration_ms
+        "{}  {}\n",
+        style.bold(&show::visible(&result.tool)),
+        style.dim(&show::visible(&result.profile))
     ));
-    for (name, bytes, excerpt) in [
-        ("stdout", f.stdout_bytes, &f.stdout_excerpt),
-        ("stderr", f.stderr_bytes, &f.stderr_excerpt),
-    ] {
-        if bytes > 0 {
-            let first: String = excerpt.lines().take(3).collect::<Vec<_>>().join(" | ");
-            let first: String = first.chars().take(160).collect();
-            out.push_str(&format!(
-                "         {} ({bytes} bytes): {}\n",
-                style.dim(name),
-                first.escape_debug()
-            ));
+    let levels = &result.levels;
+    out.push_str(&format!(
+        "  level 1 {}  level 2 {}  level 3 {}  {} in {}\n\n",
+        level_cell(levels.level_1, 0, style),
+        level_cell(levels.level_2, 0, style),
+        level_cell(levels.level_3, 0, style),
+        plural(result.runs.len(), "run"),
+        seconds(result.duration_ms),
+    ));
+    let width = result
+        .checks
+        .iter()
+        .map(|c| c.check.id.len())
+        .max()
+        .unwrap_or(0);
+    for report in &result.checks {
+        let check = &report.check;
+        let mark = match check.status {
+            Status::Pass => style.green("PASS"),
+            Status::Fail => style.red("FAIL"),
+            Status::Skip => style.yellow("SKIP"),
+        };
+        // Runs are shared between checks, so there is no time per check to show.
+        let runs = format!("{:>7}", plural(check.runs_checked, "run"));
+        let extension = if report.extension {
+            "  [extension]"
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "  {mark} {:width$}  {runs}  {}{extension}\n",
+            check.id,
+            style.dim(&check.requirements.join(" ")),
+        ));
+        if let Some(reason) = &check.skipped_reason {
+            out.push_str(&format!("       {}\n", style.dim(&show::detail(reason))));
         }
     }
-    if f.pipe_held_open {
-        out.push_str("         a process the tool started held its output open after it exited\n");
+    for report in result
+        .checks
+        .iter()
+        .filter(|c| c.check.status == Status::Fail)
+    {
+        let check = &report.check;
+        out.push_str(&format!(
+            "\n  {} {}: {}\n",
+            style.red("FAIL"),
+            style.bold(check.id),
+            check.title
+        ));
+        for cause in show::causes(&check.failures) {
+            for line in show::cause_lines(&result.profile, &cause, sources, style) {
+                out.push_str(&format!("    {line}\n"));
+            }
+        }
     }
-    out
+    out.push('\n');
 }
 
-/// argv as a shell would need it typed, for copy and paste.
-fn shell_words(argv: &[String]) -> String {
-    argv.iter()
-        .map(|a| {
-            if !a.is_empty()
-                && a.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c))
-            {
-                a.clone()
+fn summary_text(out: &mut String, results: &[ProfileReport], style: Style) {
+    let failing = results.iter().filter(|r| r.failed()).count();
+    out.push_str(&format!(
+        "{} {}, {} with failing checks\n",
+        style.bold("Summary:"),
+        plural(results.len(), "profile"),
+        failing
+    ));
+    let tool_w = results
+        .iter()
+        .map(|r| r.tool.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    let profile_w = results
+        .iter()
+        .map(|r| r.profile.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(7);
+    let level_w = "incomplete".len();
+    out.push_str(&style.dim(&format!(
+        "  {:tool_w$}  {:profile_w$}  {:level_w$}  {:level_w$}  {:level_w$}  {:>6}  {:>6}  {:>7}",
+        "tool", "profile", "level 1", "level 2", "level 3", "passed", "failed", "skipped"
+    )));
+    out.push('\n');
+    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
+    for r in results {
+        let failed_cell = format!("{:>6}", r.summary.failed);
+        out.push_str(&format!(
+            "  {:tool_w$}  {:profile_w$}  {}  {}  {}  {:>6}  {}  {:>7}\n",
+            show::visible(&r.tool),
+            show::visible(&r.profile),
+            level_cell(r.levels.level_1, level_w, style),
+            level_cell(r.levels.level_2, level_w, style),
+            level_cell(r.levels.level_3, level_w, style),
+            r.summary.passed,
+            if r.summary.failed > 0 {
+                style.red(&failed_cell)
             } else {
-                format!("'{}'", a.replace('\'', r"'\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+                failed_cell
+            },
+            r.summary.skipped,
+        ));
+        passed += r.summary.passed;
+        failed += r.summary.failed;
+        skipped += r.summary.skipped;
+    }
+    if results.len() > 1 {
+        out.push_str(&format!(
+            "  {:tool_w$}  {:profile_w$}  {:level_w$}  {:level_w$}  {:level_w$}  {passed:>6}  {failed:>6}  {skipped:>7}\n",
+            "total", "", "", "", ""
+        ));
+    }
 }

@@ -1,0 +1,135 @@
+//! `conform run --markdown PATH`: a summary for `$GITHUB_STEP_SUMMARY` and pull-request
+//! comments (GitHub-flavored Markdown): a table of levels and counts per profile, then
+//! each failing check in a collapsible `<details>` section with its evidence.
+
+use super::junit::profile_name;
+use super::show;
+use super::style::Style;
+use super::Sources;
+use crate::checks::Status;
+use crate::result::{LevelStatus, ProfileReport};
+
+pub fn to_markdown(results: &[ProfileReport], sources: &Sources) -> String {
+    let failing = results.iter().filter(|r| r.failed()).count();
+    let mut out = String::from("## conform: CLI Agent Spec conformance\n\n");
+    out.push_str(&match failing {
+        0 => format!(
+            "{} checked: no check failed.\n\n",
+            plural(results.len(), "profile")
+        ),
+        n => format!(
+            "{} checked: **{n} with failing checks**.\n\n",
+            plural(results.len(), "profile")
+        ),
+    });
+    out.push_str("| profile | tool | level 1 | level 2 | level 3 | passed | failed | skipped |\n");
+    out.push_str("|---|---|---|---|---|---:|---:|---:|\n");
+    for r in results {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            text(&r.profile),
+            text(&r.tool),
+            level(r.levels.level_1),
+            level(r.levels.level_2),
+            level(r.levels.level_3),
+            r.summary.passed,
+            r.summary.failed,
+            r.summary.skipped
+        ));
+    }
+    let plain = Style { color: false };
+    for r in results.iter().filter(|r| r.failed()) {
+        out.push_str(&format!(
+            "\n### {} ({})\n\n",
+            text(&profile_name(&r.profile)),
+            text(&r.profile)
+        ));
+        for report in r.checks.iter().filter(|c| c.check.status == Status::Fail) {
+            let check = &report.check;
+            let runs: usize = check.failures.len();
+            out.push_str(&format!(
+                "<details><summary>❌ <code>{}</code>: {} ({}; {})</summary>\n\n",
+                html(check.id),
+                html(check.title),
+                plural(runs, "failing run"),
+                html(&check.requirements.join(", "))
+            ));
+            for cause in show::causes(&check.failures) {
+                out.push_str(&format!("{}\n\n", text(&show::detail(cause.detail))));
+                let lines = show::cause_lines(&r.profile, &cause, sources, plain);
+                // The first line is the detail, shown above as prose.
+                out.push_str(&code_block(&lines[1..].join("\n")));
+            }
+            out.push_str("</details>\n");
+        }
+    }
+    out
+}
+
+fn plural(n: usize, one: &str) -> String {
+    format!("{n} {one}{}", if n == 1 { "" } else { "s" })
+}
+
+fn level(status: LevelStatus) -> &'static str {
+    match status {
+        LevelStatus::Pass => "✅ pass",
+        LevelStatus::Fail => "❌ fail",
+        LevelStatus::Incomplete => "⚠️ incomplete",
+    }
+}
+
+/// Text for Markdown prose and table cells: control bytes visible, and the
+/// characters GitHub-flavored Markdown or HTML would read as inline syntax
+/// backslash-escaped (`\|` keeps a table cell whole, `\<` keeps a tool's output from
+/// opening an HTML tag, `` \` `` from opening a code span), plus a `#` that would
+/// start a heading.
+pub fn text(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    for (i, c) in show::visible(raw).chars().enumerate() {
+        if "\\`*_[]<>|~&".contains(c) || (i == 0 && c == '#') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Text inside an HTML element (`<summary>`), where Markdown is not read.
+fn html(raw: &str) -> String {
+    show::visible(raw)
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// A fenced code block whose fence is longer than any run of backticks inside, so
+/// nothing in the evidence can close it early.
+fn code_block(body: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in body.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}text\n{body}\n{fence}\n\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_syntax_in_evidence_is_escaped() {
+        assert_eq!(text("a|b <x> `c`"), r"a\|b \<x\> \`c\`");
+        assert_eq!(text("\u{1b}[1m"), r"␛\[1m");
+        assert_eq!(text("# not a heading (x)"), r"\# not a heading (x)");
+        assert_eq!(html("<a & b>"), "&lt;a &amp; b&gt;");
+    }
+
+    #[test]
+    fn a_code_block_fence_outlasts_backticks_inside() {
+        assert_eq!(code_block("x"), "```text\nx\n```\n\n");
+        assert_eq!(code_block("a ```` b"), "`````text\na ```` b\n`````\n\n");
+    }
+}

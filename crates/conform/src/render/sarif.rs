@@ -1,0 +1,298 @@
+//! `conform run --sarif PATH`: SARIF 2.1.0 for code scanning (GitHub annotates the
+//! profile where the failing probe is written). Hand-written structs for the subset
+//! used: one run for the whole invocation, a rule per check of the catalog, a result
+//! per failed check and run, located at the run's entry in its profile file.
+
+use std::path::{Component, Path};
+
+use serde::Serialize;
+
+use super::show;
+use super::Sources;
+use crate::checks::{CheckSpec, Status, CATALOG};
+use crate::result::ProfileReport;
+
+pub const VERSION: &str = "2.1.0";
+pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+/// Columns are counted in Unicode code points, as the profile scanner counts them.
+pub const COLUMN_KIND: &str = "unicodeCodePoints";
+
+#[derive(Debug, Serialize)]
+pub struct Log {
+    #[serde(rename = "$schema")]
+    pub schema: &'static str,
+    pub version: &'static str,
+    pub runs: Vec<Run>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Run {
+    pub tool: Tool,
+    pub column_kind: &'static str,
+    pub results: Vec<SarifResult>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Tool {
+    pub driver: Driver,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Driver {
+    pub name: &'static str,
+    pub version: &'static str,
+    pub semantic_version: &'static str,
+    pub rules: Vec<Rule>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rule {
+    pub id: &'static str,
+    pub name: String,
+    pub short_description: Message,
+    pub full_description: Message,
+    pub help: Message,
+    pub default_configuration: Configuration,
+    pub properties: RuleProperties,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Configuration {
+    pub level: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RuleProperties {
+    /// The requirement IDs, so code scanning can filter by them.
+    pub tags: Vec<&'static str>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Message {
+    pub text: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SarifResult {
+    pub rule_id: &'static str,
+    pub rule_index: usize,
+    pub level: &'static str,
+    pub message: Message,
+    pub locations: Vec<Location>,
+    pub properties: ResultProperties,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ResultProperties {
+    pub profile: String,
+    pub probe: String,
+    pub pointer: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Location {
+    pub physical_location: PhysicalLocation,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PhysicalLocation {
+    pub artifact_location: ArtifactLocation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region: Option<Region>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ArtifactLocation {
+    pub uri: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Region {
+    pub start_line: usize,
+    pub start_column: usize,
+}
+
+/// The SARIF log of these results; profile paths become URIs relative to `cwd` (the
+/// repository root, in CI) so that code scanning finds the files.
+pub fn log(results: &[ProfileReport], sources: &Sources, cwd: &Path) -> Log {
+    let mut findings = Vec::new();
+    for result in results {
+        let uri = uri(&result.profile, cwd);
+        for report in result
+            .checks
+            .iter()
+            .filter(|c| c.check.status == Status::Fail)
+        {
+            let check = &report.check;
+            let rule_index = CATALOG.iter().position(|s| s.name == check.id).unwrap_or(0);
+            for failure in &check.failures {
+                let run = &failure.run;
+                let region = sources.locate(&result.profile, &run.pointer).map(
+                    |(start_line, start_column)| Region {
+                        start_line,
+                        start_column,
+                    },
+                );
+                findings.push(SarifResult {
+                    rule_id: check.id,
+                    rule_index,
+                    level: "error",
+                    message: Message {
+                        text: format!(
+                            "{}: {}\nRun: {} ({})",
+                            show::visible(&run.probe),
+                            show::detail(&failure.detail),
+                            show::shell_line(run),
+                            show::ended(run)
+                        ),
+                    },
+                    locations: vec![Location {
+                        physical_location: PhysicalLocation {
+                            artifact_location: ArtifactLocation { uri: uri.clone() },
+                            region,
+                        },
+                    }],
+                    properties: ResultProperties {
+                        profile: result.profile.clone(),
+                        probe: run.probe.clone(),
+                        pointer: run.pointer.clone(),
+                    },
+                });
+            }
+        }
+    }
+    Log {
+        schema: SCHEMA_URI,
+        version: VERSION,
+        runs: vec![Run {
+            tool: Tool {
+                driver: Driver {
+                    name: "conform",
+                    version: env!("CARGO_PKG_VERSION"),
+                    semantic_version: env!("CARGO_PKG_VERSION"),
+                    rules: CATALOG.iter().map(rule).collect(),
+                },
+            },
+            column_kind: COLUMN_KIND,
+            results: findings,
+        }],
+    }
+}
+
+pub fn to_json(results: &[ProfileReport], sources: &Sources, cwd: &Path) -> Result<String, String> {
+    serde_json::to_string_pretty(&log(results, sources, cwd))
+        .map(|mut text| {
+            text.push('\n');
+            text
+        })
+        .map_err(|e| format!("cannot serialize the SARIF report: {e}"))
+}
+
+fn rule(spec: &CheckSpec) -> Rule {
+    let kind = if spec.extension {
+        "a conform extension check"
+    } else {
+        "a CLI Agent Spec reference check"
+    };
+    let requirements = spec.requirements.join(", ");
+    Rule {
+        id: spec.name,
+        name: pascal_case(spec.name),
+        short_description: Message {
+            text: spec.title.to_string(),
+        },
+        full_description: Message {
+            text: format!(
+                "{} (level {}, {kind}; requirements {requirements}).",
+                spec.title, spec.level
+            ),
+        },
+        help: Message {
+            text: format!(
+                "{}. Requirements: {requirements}. Run `conform checks {}` for the check, and `conform run PROFILE --only {}` to check it again.",
+                spec.title, spec.name, spec.name
+            ),
+        },
+        default_configuration: Configuration { level: "error" },
+        properties: RuleProperties {
+            tags: spec.requirements.to_vec(),
+        },
+    }
+}
+
+/// `no_hang_stdin_closed` -> `NoHangStdinClosed`: SARIF rule names are identifiers.
+fn pascal_case(id: &str) -> String {
+    id.split('_')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars.next().map_or_else(String::new, |first| {
+                first.to_ascii_uppercase().to_string() + chars.as_str()
+            })
+        })
+        .collect()
+}
+
+/// The profile path as a URI reference: relative to `cwd` when it lies under it
+/// (what code scanning matches against the repository), else an absolute `file:` URI.
+pub fn uri(profile: &str, cwd: &Path) -> String {
+    let path = Path::new(profile);
+    let relative = if path.is_absolute() {
+        path.strip_prefix(cwd).ok()
+    } else {
+        Some(path)
+    };
+    match relative {
+        Some(relative) => {
+            let parts: Vec<String> = relative
+                .components()
+                .filter(|c| !matches!(c, Component::CurDir))
+                .map(|c| encode(&c.as_os_str().to_string_lossy()))
+                .collect();
+            parts.join("/")
+        }
+        None => format!("file://{}", encode(profile)),
+    }
+}
+
+/// Percent-encode everything but RFC 3986's unreserved characters and `/`.
+fn encode(text: &str) -> String {
+    let mut out = String::new();
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn profile_paths_become_uris_relative_to_the_working_directory() {
+        let cwd = Path::new("/repo");
+        assert_eq!(
+            uri("conformance/profiles/democli.json", cwd),
+            "conformance/profiles/democli.json"
+        );
+        assert_eq!(uri("./a b/p#1.json", cwd), "a%20b/p%231.json");
+        assert_eq!(uri("/repo/x/p.json", cwd), "x/p.json");
+        assert_eq!(uri("/elsewhere/p.json", cwd), "file:///elsewhere/p.json");
+    }
+
+    #[test]
+    fn rule_names_are_pascal_case() {
+        assert_eq!(pascal_case("no_hang_stdin_closed"), "NoHangStdinClosed");
+        assert_eq!(pascal_case("invalid_input_exit_2"), "InvalidInputExit2");
+    }
+}
