@@ -7,6 +7,7 @@ mod init;
 mod partition;
 mod profile_validation;
 mod reference_cli;
+mod reports;
 mod schemas;
 mod support;
 mod trust;
