@@ -386,6 +386,7 @@ mod tests {
             dir,
             profile,
             program,
+            locations: crate::profile::Locations::scan(text),
         };
         let plan = crate::plan::plan(
             &loaded,
