@@ -12,6 +12,7 @@ pub mod discover;
 pub mod envelope;
 pub mod events;
 pub mod exec;
+pub mod file;
 pub mod init;
 pub mod partition;
 pub mod plan;

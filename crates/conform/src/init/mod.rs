@@ -10,7 +10,6 @@
 //! rejects (a confirmation or format flag copied from an example) is dropped with a
 //! warning, so init never writes a profile `conform run` would refuse.
 
-mod atomic;
 mod help;
 mod manifest;
 mod paths;
@@ -26,7 +25,7 @@ use crate::envelope::ExitStatus;
 use crate::exec::{self, RunRecord, RunSpec, StdinMode};
 use crate::profile;
 
-pub use atomic::write_atomic;
+pub use crate::file::write_atomic;
 pub use help::{requires_argument, subcommands, HelpEntry};
 pub use render::render_profile;
 

@@ -2,13 +2,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-/// The directory a file is in (`.` for a bare file name).
-pub fn parent(path: &Path) -> &Path {
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    }
-}
+pub use crate::file::parent;
 
 /// `path` made absolute against `cwd`, with `.` and `..` resolved lexically (the
 /// profile records the path the user typed, not where its symlinks lead).

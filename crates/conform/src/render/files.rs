@@ -1,9 +1,10 @@
 //! Report files (`--json-report`, `--junit`, `--sarif`, `--markdown`, `--badge`):
 //! checked before anything runs, written whole or not at all.
 
-use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
+
+use crate::file::parent;
+pub use crate::file::write_atomic;
 
 /// Where a report will go, checked before anything runs so that a typo does not
 /// cost a whole run: not a directory, in an existing directory, and not an existing
@@ -49,31 +50,6 @@ pub fn check_destinations(reports: &[(&str, &Path)]) -> Result<(), String> {
     Ok(())
 }
 
-/// Write `contents` to `path` whole or not at all: a temporary file beside it, then
-/// a rename, so a reader (a CI step, a browser) never sees half a report.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), String> {
-    let dir = parent(path);
-    // Readable like any file the user writes (a temporary file is 0600 by default).
-    let mut file = tempfile::Builder::new()
-        .prefix(".conform-report.")
-        .permissions(std::fs::Permissions::from_mode(0o644))
-        .tempfile_in(dir)
-        .map_err(|e| format!("cannot create a file in {}: {e}", dir.display()))?;
-    file.write_all(contents)
-        .and_then(|()| file.as_file().sync_all())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    file.persist(path)
-        .map_err(|e| format!("cannot write {}: {}", path.display(), e.error))?;
-    Ok(())
-}
-
-fn parent(path: &Path) -> &Path {
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,8 +67,11 @@ mod tests {
         assert!(error.contains("is a directory"), "{error}");
         let read_only = dir.path().join("ro.svg");
         std::fs::write(&read_only, "old").expect("write");
-        std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o444))
-            .expect("chmod");
+        std::fs::set_permissions(
+            &read_only,
+            std::os::unix::fs::PermissionsExt::from_mode(0o444),
+        )
+        .expect("chmod");
         let error = check_destination("--badge", &read_only).expect_err("read-only");
         assert!(error.contains("read-only"), "{error}");
         let out = dir.path().join("out.md");
