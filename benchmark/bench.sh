@@ -3,6 +3,7 @@
 #
 #   benchmark/bench.sh                      # REPS=5 by default
 #   REPS=9 REFKIT=/tmp/refkit benchmark/bench.sh
+#   VERBOSE=1 benchmark/bench.sh            # also every measurement, not only medians
 #
 # Every comparison is measured in this one run, interleaved (A, B, A, B, ...), REPS
 # times; the table shows the medians and their ratio. The machine may be shared and
@@ -227,5 +228,12 @@ echo
     }'
 [ -n "$refkit_note" ] && echo "$refkit_note"
 echo
+if [ -n "${VERBOSE:-}" ]; then
+    echo "Every measurement (wall ms, in run order):"
+    for f in "$tmp"/*.ms; do
+        [ "$(basename "$f")" = longest.ms ] && continue
+        printf '  %-8s %s\n' "$(basename "$f" .ms)" "$(tr '\n' ' ' <"$f")"
+    done
+fi
 echo "Medians of $reps interleaved runs ((5): $((reps * 4))); ratio = conform median / baseline median. Peak RSS: the largest of the runs."
 exit 0
