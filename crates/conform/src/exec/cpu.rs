@@ -3,6 +3,7 @@
 //! Linux only (from `/proc`); elsewhere no run is ever idle, which is merely slower.
 
 use std::collections::HashMap;
+use std::io::Read;
 use std::time::Duration;
 
 /// How often running tools are sampled, once they have run this long.
@@ -13,21 +14,30 @@ pub(super) const SAMPLE_EVERY: Duration = Duration::from_millis(100);
 const IDLE_TICKS: u64 = 1;
 
 /// CPU time (user + system, in clock ticks) used so far by every process in each
-/// process group, read from `/proc`. Empty where `/proc` cannot be read.
+/// process group, read from `/proc`. Empty where `/proc` cannot be read. Each
+/// process costs one open and one read: this runs every 100 ms while a tool runs
+/// long, so it stays cheap.
 pub(super) fn ticks_by_group() -> HashMap<i32, u64> {
     let mut groups = HashMap::new();
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return groups;
     };
+    // A stat line is well under 1 KiB; the fields read come before any that grow.
+    let mut buf = [0u8; 1024];
+    let mut path = std::path::PathBuf::from("/proc");
     for entry in entries.flatten() {
         let name = entry.file_name();
-        if !name.to_string_lossy().bytes().all(|b| b.is_ascii_digit()) {
+        if !name.as_encoded_bytes().iter().all(u8::is_ascii_digit) {
             continue;
         }
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        if let Some((group, ticks)) = parse_stat(&stat) {
+        path.push(&name);
+        path.push("stat");
+        let read = std::fs::File::open(&path).and_then(|mut file| file.read(&mut buf));
+        path.pop();
+        path.pop();
+        let Ok(n) = read else { continue };
+        // A command name need not be UTF-8; the fields after it are.
+        if let Some((group, ticks)) = parse_stat(&String::from_utf8_lossy(&buf[..n])) {
             *groups.entry(group).or_insert(0) += ticks;
         }
     }
