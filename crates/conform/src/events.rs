@@ -41,8 +41,24 @@ impl Reporter for Silent {
     fn event(&mut self, _: &Event<'_>) {}
 }
 
+/// A reporter borrowed, so its owner can read it once the run is over.
+impl<R: Reporter + ?Sized> Reporter for &mut R {
+    fn event(&mut self, event: &Event<'_>) {
+        (**self).event(event);
+    }
+}
+
+/// A reporter that may be switched off (by a flag, or off a terminal).
+impl<R: Reporter> Reporter for Option<R> {
+    fn event(&mut self, event: &Event<'_>) {
+        if let Some(reporter) = self {
+            reporter.event(event);
+        }
+    }
+}
+
 /// Several reporters fed the same events, in order.
-impl Reporter for Vec<Box<dyn Reporter>> {
+impl Reporter for Vec<Box<dyn Reporter + '_>> {
     fn event(&mut self, event: &Event<'_>) {
         for reporter in self.iter_mut() {
             reporter.event(event);

@@ -11,19 +11,21 @@ use std::time::Instant;
 use clap::Parser;
 use serde_json::{json, Value};
 
-use cli::args::{Cli, Command, Format, InitArgs, SchemaKind};
-use cli::output::{elapsed_ms, emit, emit_json, finish, report_error};
+use cli::args::{Cli, Command, CompletionShell, Format, InitArgs, SchemaKind};
+use cli::output::{elapsed_ms, emit, emit_json, emit_json_line, finish, report_error};
 use conform::checks::{CheckId, CATALOG};
 use conform::envelope::{envelope, ErrorDetail, ExitStatus};
-use conform::events::Silent;
+use conform::events::Reporter;
 use conform::partition::Partition;
 use conform::plan::RunOptions;
 use conform::render::json_report as render_json_report;
+use conform::render::progress::ProgressLine;
 use conform::render::run as render_run;
+use conform::render::stream::{self as render_stream, StreamReporter};
 use conform::render::style::{color_enabled, Style};
 use conform::render::validate::{self as render_validate, ValidateReport};
 use conform::render::{self, files, Finished, ReportFormat, Sources};
-use conform::result::{run_profiles, ProfileReport, ProfileRun, RunConfig};
+use conform::result::{run_profiles, ProfileReport, ProfileRun, RunConfig, RunOutcome};
 use conform::{discover, profile};
 
 fn main() -> ExitCode {
@@ -59,6 +61,7 @@ fn main() -> ExitCode {
             elapsed_ms(started),
         )),
         Command::Init(args) => init(args, json_output, started),
+        Command::Completions { shell } => completions(shell),
         Command::Run {
             profiles,
             only,
@@ -66,15 +69,25 @@ fn main() -> ExitCode {
             jobs,
             capture_limit,
             partition,
+            stream,
+            fail_fast,
             reports,
         } => {
-            let (selection, config) = run_config(&only, &skip, partition, jobs, capture_limit);
+            let (selection, mut config) = run_config(&only, &skip, partition, jobs, capture_limit);
+            config.fail_fast = fail_fast;
+            let output = if stream {
+                RunOutput::Stream
+            } else if json_output {
+                RunOutput::Json
+            } else {
+                RunOutput::Text
+            };
             run(
                 &profiles,
                 &selection,
                 &config,
                 &reports.requested(),
-                json_output,
+                output,
                 style,
                 started,
             )
@@ -129,6 +142,7 @@ fn run_config(
     let config = RunConfig {
         jobs,
         options: RunOptions { capture_limit },
+        fail_fast: false,
     };
     (Selection { checks, partition }, config)
 }
@@ -175,7 +189,7 @@ fn usage_error(error: clap::Error, started: Instant) -> ExitCode {
             let message = error.render().to_string();
             let first = if error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
                 eprint!("{message}");
-                "no command given: name one of validate, run, checks, schema, manifest, init"
+                "no command given: name one of validate, run, checks, schema, manifest, init, completions"
             } else {
                 message
                     .lines()
@@ -220,17 +234,20 @@ fn validate(args: &[PathBuf], json_output: bool, style: Style, started: Instant)
 
 /// A directory named on the command line that holds no profile.
 fn bad_paths(message: &str, json_output: bool, started: Instant) -> ExitStatus {
-    let detail = ErrorDetail::invalid_input(
-        "INVALID_PROFILE",
-        message,
-        "Name profile files or a directory that contains *.json profiles",
-    );
     report_error(
         ExitStatus::InvalidInput,
-        detail,
+        bad_paths_detail(message),
         Value::Null,
         json_output,
         started,
+    )
+}
+
+fn bad_paths_detail(message: &str) -> ErrorDetail {
+    ErrorDetail::invalid_input(
+        "INVALID_PROFILE",
+        message,
+        "Name profile files or a directory that contains *.json profiles",
     )
 }
 
@@ -258,25 +275,61 @@ fn schema(which: SchemaKind, raw: bool, json_output: bool, started: Instant) -> 
     }
 }
 
+/// Where `conform run` reports: one envelope, text, or a stream of JSON lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RunOutput {
+    Text,
+    Json,
+    Stream,
+}
+
+impl RunOutput {
+    /// Report an error that ends the run: as [`report_error`] does, or under
+    /// `--stream` as the stream's terminal line, after `items` item lines.
+    fn error(
+        self,
+        status: ExitStatus,
+        detail: ErrorDetail,
+        data: Value,
+        items: u64,
+        started: Instant,
+    ) -> ExitStatus {
+        match self {
+            RunOutput::Stream => {
+                let document = envelope(status, data, Some(detail), elapsed_ms(started));
+                finish(
+                    status,
+                    emit_json_line(&render_stream::error_line(document, items)),
+                )
+            }
+            _ => report_error(status, detail, data, self == RunOutput::Json, started),
+        }
+    }
+}
+
 fn run(
     args: &[PathBuf],
     selection: &Selection,
     config: &RunConfig,
     reports: &[(ReportFormat, PathBuf)],
-    json_output: bool,
+    output: RunOutput,
     style: Style,
     started: Instant,
 ) -> ExitStatus {
     let paths = match discover::profile_paths(args) {
         Ok(paths) => paths,
-        Err(message) => return bad_paths(&message, json_output, started),
+        Err(message) => {
+            let detail = bad_paths_detail(&message);
+            return output.error(ExitStatus::InvalidInput, detail, Value::Null, 0, started);
+        }
     };
     let destinations: Vec<(&str, &Path)> = reports
         .iter()
         .map(|(format, path)| (format.flag(), path.as_path()))
         .collect();
     if let Err(message) = files::check_destinations(&destinations) {
-        return bad_report_path(message, json_output, started);
+        let detail = bad_report_path_detail(message);
+        return output.error(ExitStatus::InvalidInput, detail, Value::Null, 0, started);
     }
     // Every profile is validated before anything runs: one invalid profile means
     // nothing is run at all.
@@ -284,10 +337,11 @@ fn run(
         outcomes: paths.iter().map(|p| profile::load(p)).collect(),
     };
     if report.status() != ExitStatus::Success {
-        let written = if json_output {
-            emit_json(&render_validate::to_envelope(&report, elapsed_ms(started)))
-        } else {
-            emit(&render_validate::to_text(&report, style))
+        let document = render_validate::to_envelope(&report, elapsed_ms(started));
+        let written = match output {
+            RunOutput::Stream => emit_json_line(&render_stream::error_line(document, 0)),
+            RunOutput::Json => emit_json(&document),
+            RunOutput::Text => emit(&render_validate::to_text(&report, style)),
         };
         return finish(ExitStatus::InvalidInput, written);
     }
@@ -304,7 +358,29 @@ fn run(
         .zip(per_profile)
         .map(|(profile, checks)| ProfileRun { profile, checks })
         .collect();
-    let results = run_profiles(&runs, config, &mut Silent);
+    let names = runs
+        .iter()
+        .map(|r| {
+            let path = r.profile.path.display().to_string();
+            (path, r.profile.profile.tool.clone())
+        })
+        .collect();
+    let mut stream =
+        (output == RunOutput::Stream).then(|| StreamReporter::new(std::io::stdout(), names));
+    // A stream's reader is a program; the line would only clutter its terminal.
+    let mut progress = (output != RunOutput::Stream)
+        .then(ProgressLine::on_terminal)
+        .flatten();
+    let RunOutcome {
+        reports: results,
+        stopped,
+    } = {
+        let mut reporters: Vec<Box<dyn Reporter + '_>> =
+            vec![Box::new(&mut stream), Box::new(&mut progress)];
+        run_profiles(&runs, config, &mut reporters)
+    };
+    // Off the terminal before the report is printed there.
+    drop(progress);
     let status = if conform::exec::cancel_requested() {
         ExitStatus::Cancelled
     } else {
@@ -322,35 +398,101 @@ fn run(
         cwd: &cwd,
     };
     let report_errors = render::write_reports(reports, &finished);
-    if status == ExitStatus::Cancelled {
-        return cancelled(results.len(), json_output, started);
+    if let Some(stream) = stream {
+        return end_stream(stream, &results, status, stopped, report_errors, started);
     }
+    if status == ExitStatus::Cancelled {
+        return cancelled(results.len(), output == RunOutput::Json, started);
+    }
+    let json_output = output == RunOutput::Json;
     if !report_errors.is_empty() {
         let message = report_errors.join("; ");
         return report_not_written(message, &results, &sources, json_output, style, started);
     }
     let written = if json_output {
-        emit_json(&render_run::to_envelope(&results, elapsed_ms(started)))
+        let mut document = render_run::to_envelope(&results, elapsed_ms(started));
+        if let Some(reason) = &stopped {
+            note_stopped(&mut document, reason);
+        }
+        emit_json(&document)
     } else {
-        emit(&render_run::to_text(&results, &sources, style))
+        let mut text = render_run::to_text(&results, &sources, style);
+        if let Some(reason) = &stopped {
+            text.push_str(&format!(
+                "\n{} {reason}; the profiles it cut short are reported with their checks skipped.\n",
+                style.yellow("Stopped early:"),
+            ));
+        }
+        emit(&text)
     };
     finish(status, written)
 }
 
+/// `--fail-fast` stopped the run: say so in `meta` (the result's `data` is the
+/// reference kit's closed document) and in the error message.
+fn note_stopped(document: &mut Value, reason: &str) {
+    if let Some(meta) = document.get_mut("meta").and_then(Value::as_object_mut) {
+        meta.insert("stopped_early".into(), json!(reason));
+    }
+    if let Some(message) = document.pointer_mut("/error/message") {
+        if let Some(text) = message.as_str() {
+            *message = json!(format!("{text}; {reason}"));
+        }
+    }
+}
+
+/// The terminal line of `--stream`: a summary only when the run ends with exit 0.
+fn end_stream(
+    stream: StreamReporter<std::io::Stdout>,
+    results: &[ProfileReport],
+    status: ExitStatus,
+    stopped: Option<String>,
+    report_errors: Vec<String>,
+    started: Instant,
+) -> ExitStatus {
+    let items = stream.items_emitted();
+    let (status, terminal) = if status == ExitStatus::Cancelled {
+        let (detail, data) = cancel_detail(results.len());
+        let document = envelope(status, data, Some(detail), elapsed_ms(started));
+        (status, render_stream::error_line(document, items))
+    } else if !report_errors.is_empty() {
+        let detail = report_not_written_detail(report_errors.join("; "));
+        let data = json!({ "results": render_stream::profile_summaries(results) });
+        let status = ExitStatus::GeneralError;
+        let document = envelope(status, data, Some(detail), elapsed_ms(started));
+        (status, render_stream::error_line(document, items))
+    } else if let Some(mut detail) = render_run::checks_failed(results) {
+        detail.fix_required = Some(
+            "Fix each failing check: its item line carries the probe argv and evidence".into(),
+        );
+        let data = json!({ "results": render_stream::profile_summaries(results) });
+        let mut document = envelope(status, data, Some(detail), elapsed_ms(started));
+        if let Some(reason) = &stopped {
+            note_stopped(&mut document, reason);
+        }
+        (status, render_stream::error_line(document, items))
+    } else {
+        let summary = render_stream::summary(results, items, elapsed_ms(started));
+        (status, summary)
+    };
+    match stream.finish(&terminal) {
+        Ok(()) => status,
+        // The reader went away: nothing is left to tell it.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => status,
+        Err(e) => {
+            eprintln!("conform: cannot write to stdout: {e}");
+            ExitStatus::GeneralError
+        }
+    }
+}
+
 /// A report flag names a place no file can be written: a usage error, before
 /// anything runs.
-fn bad_report_path(message: String, json_output: bool, started: Instant) -> ExitStatus {
-    let detail = ErrorDetail::invalid_input(
+fn bad_report_path_detail(message: String) -> ErrorDetail {
+    ErrorDetail::invalid_input(
         "USAGE_ERROR",
         message,
         "Give each report flag its own writable file path in an existing directory",
-    );
-    report_error(
-        ExitStatus::InvalidInput,
-        detail,
-        Value::Null,
-        json_output,
-        started,
     )
 }
 
@@ -371,15 +513,28 @@ fn report_not_written(
     if !json_output {
         emit(&render_run::to_text(results, sources, style));
     }
-    let detail = ErrorDetail {
+    let detail = report_not_written_detail(message);
+    report_error(ExitStatus::GeneralError, detail, data, json_output, started)
+}
+
+fn report_not_written_detail(message: String) -> ErrorDetail {
+    ErrorDetail {
         code: "REPORT_NOT_WRITTEN".into(),
         message,
         retryable: false,
         phase: Some("cleanup"),
         fix_required: Some("Make the report paths writable and run again".into()),
         context: None,
-    };
-    report_error(ExitStatus::GeneralError, detail, data, json_output, started)
+    }
+}
+
+/// `conform completions SHELL`: the script itself, for the shell to source; an
+/// envelope around it would break it, so it is printed raw even when piped.
+fn completions(shell: CompletionShell) -> ExitStatus {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    let mut script = Vec::new();
+    clap_complete::generate(shell.generator(), &mut command, "conform", &mut script);
+    emit(&String::from_utf8_lossy(&script))
 }
 
 fn list_checks(
@@ -434,6 +589,12 @@ fn list_checks(
 /// conform was interrupted (SIGINT or SIGTERM): the tools it ran were stopped; report
 /// a cancellation, as REQ-F-069 asks of every agent-ready CLI, and exit 130.
 fn cancelled(profiles_done: usize, json_output: bool, started: Instant) -> ExitStatus {
+    let (detail, data) = cancel_detail(profiles_done);
+    report_error(ExitStatus::Cancelled, detail, data, json_output, started)
+}
+
+/// The CANCELLED error and its `data` (what was done before the interruption).
+fn cancel_detail(profiles_done: usize) -> (ErrorDetail, Value) {
     let detail = ErrorDetail {
         code: "CANCELLED".into(),
         message: "interrupted: the runs in progress were stopped and their process groups killed"
@@ -444,7 +605,7 @@ fn cancelled(profiles_done: usize, json_output: bool, started: Instant) -> ExitS
         context: None,
     };
     let data = json!({ "partial": true, "profiles_completed": profiles_done });
-    report_error(ExitStatus::Cancelled, detail, data, json_output, started)
+    (detail, data)
 }
 
 /// `conform init`: generate a profile, then print it, preview it or write it. The

@@ -10,7 +10,9 @@
 //! Extension checks are reported beside the 14 and count in `summary` and the exit
 //! code, but not in `levels`, so a level verdict means what the reference kit means.
 
+use std::cell::OnceCell;
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -19,7 +21,7 @@ use crate::checks::evidence::{Failure, RunFacts};
 use crate::checks::{self, CheckId, Context, Evidence, Judged, Outcome, Status, CATALOG};
 use crate::envelope::RESULT_SCHEMA_VERSION;
 use crate::events::{Event, Reporter};
-use crate::exec::Reactor;
+use crate::exec::{self, Reactor};
 use crate::plan::{self, Plan, RunOptions};
 use crate::profile::LoadedProfile;
 use crate::schedule::{self, Progress, Records};
@@ -207,6 +209,51 @@ pub fn verdicts(checks: &[CheckReport], selected: &BTreeSet<CheckId>) -> (Levels
 pub struct RunConfig {
     pub jobs: usize,
     pub options: RunOptions,
+    /// Start no further run once a check has failed (`--fail-fast`).
+    pub fail_fast: bool,
+}
+
+/// What [`run_profiles`] made of the profiles.
+#[derive(Debug)]
+pub struct RunOutcome {
+    /// The profiles judged (or reported as not run), in the order given. Short of
+    /// some when conform was interrupted: those are not judged on cut-off runs.
+    pub reports: Vec<ProfileReport>,
+    /// Why `--fail-fast` stopped scheduling, when it did.
+    pub stopped: Option<String>,
+}
+
+/// The scheduler's stop flag and why it was raised, shared by [`FailFast`] and
+/// the loop that judges profiles.
+#[derive(Debug, Default)]
+struct Stop {
+    flag: AtomicBool,
+    reason: OnceCell<String>,
+}
+
+/// `--fail-fast`: raises the stop flag on the first failed check, so the scheduler
+/// starts no further run.
+struct FailFast<'a> {
+    stop: &'a Stop,
+    /// Each profile's file, as reports name it.
+    profiles: Vec<String>,
+}
+
+impl Reporter for FailFast<'_> {
+    fn event(&mut self, event: &Event<'_>) {
+        let Event::CheckJudged { profile, check } = event else {
+            return;
+        };
+        if check.check.status != Status::Fail || self.stop.reason.get().is_some() {
+            return;
+        }
+        let profile = self.profiles.get(*profile).map_or("?", String::as_str);
+        let _ = self.stop.reason.set(format!(
+            "--fail-fast stopped after {} failed on {profile}",
+            check.check.id
+        ));
+        self.stop.flag.store(true, Ordering::Relaxed);
+    }
 }
 
 /// One profile to run, with the checks selected for it.
@@ -223,27 +270,42 @@ pub fn run_profiles(
     runs: &[ProfileRun<'_>],
     config: &RunConfig,
     reporter: &mut dyn Reporter,
-) -> Vec<ProfileReport> {
+) -> RunOutcome {
     let plans: Vec<Plan> = runs
         .iter()
         .map(|run| plan::plan(run.profile, &run.checks, config.options))
         .collect();
     let plan_refs: Vec<&Plan> = plans.iter().collect();
-    reporter.event(&Event::PlanReady {
+    let stop = Stop::default();
+    let mut fail_fast = config.fail_fast.then(|| FailFast {
+        stop: &stop,
+        profiles: runs
+            .iter()
+            .map(|r| r.profile.path.display().to_string())
+            .collect(),
+    });
+    let mut tell = |event: &Event<'_>| {
+        fail_fast.event(event);
+        reporter.event(event);
+    };
+    tell(&Event::PlanReady {
         profiles: plans.len(),
         runs: plans.iter().map(|p| p.runs.len()).sum(),
     });
     let mut started: Vec<Option<Instant>> = vec![None; plans.len()];
+    // Plans that lost runs to the stop flag: they are reported as not run.
+    let mut cut = vec![false; plans.len()];
     let mut reports: Vec<Option<ProfileReport>> = vec![None; plans.len()];
     let mut executor = Reactor::new();
     schedule::execute(
         &plan_refs,
         config.jobs,
+        &stop.flag,
         &mut executor,
         |progress| match progress {
             Progress::Started((p, index)) => {
                 started[p].get_or_insert_with(Instant::now);
-                reporter.event(&Event::RunStarted {
+                tell(&Event::RunStarted {
                     profile: p,
                     run: &plans[p].runs[index],
                 });
@@ -254,19 +316,29 @@ pub fn run_profiles(
                     planned: &plans[p].runs[index],
                     record,
                 };
-                reporter.event(&Event::RunFinished {
+                tell(&Event::RunFinished {
                     profile: p,
                     run: &RunFacts::of(&judged),
                 });
             }
-            Progress::Finished(_, None) => {}
+            Progress::Finished((p, _), None) => {
+                cut[p] |= stop.flag.load(Ordering::Relaxed);
+            }
             Progress::PlanDone(p, records) => {
-                let elapsed = started[p].map_or(Duration::ZERO, |at| at.elapsed());
-                let report = judge(&runs[p], &plans[p], records, elapsed);
-                for check in &report.checks {
-                    reporter.event(&Event::CheckJudged { profile: p, check });
+                // Interrupted: runs were killed or not made, so a verdict on them
+                // would be false. Such profiles are left out, not judged.
+                if exec::cancel_requested() {
+                    return;
                 }
-                reporter.event(&Event::ProfileDone {
+                let elapsed = started[p].map_or(Duration::ZERO, |at| at.elapsed());
+                let report = match stop.reason.get().filter(|_| cut[p]) {
+                    Some(reason) => not_run(&runs[p], &plans[p], records, elapsed, reason),
+                    None => judge(&runs[p], &plans[p], records, elapsed),
+                };
+                for check in &report.checks {
+                    tell(&Event::CheckJudged { profile: p, check });
+                }
+                tell(&Event::ProfileDone {
                     profile: p,
                     report: &report,
                 });
@@ -274,7 +346,41 @@ pub fn run_profiles(
             }
         },
     );
-    reports.into_iter().flatten().collect()
+    RunOutcome {
+        reports: reports.into_iter().flatten().collect(),
+        stopped: stop.reason.get().cloned(),
+    }
+}
+
+/// A profile whose runs `--fail-fast` cut short: every selected check skipped,
+/// saying why, so no verdict rests on runs that were not made.
+fn not_run(
+    run: &ProfileRun<'_>,
+    plan: &Plan,
+    records: &Records,
+    elapsed: Duration,
+    reason: &str,
+) -> ProfileReport {
+    let ctx = Context::new(run.profile, plan, records);
+    let checks: Vec<CheckReport> = CATALOG
+        .iter()
+        .filter(|spec| run.checks.contains(&spec.id))
+        .map(|spec| {
+            let mut outcome = Outcome::new(spec.id);
+            outcome.skip(format!("not run: {reason}"));
+            CheckReport::from(outcome)
+        })
+        .collect();
+    let (levels, summary) = verdicts(&checks, &run.checks);
+    ProfileReport {
+        profile: run.profile.path.display().to_string(),
+        tool: run.profile.profile.tool.clone(),
+        levels,
+        summary,
+        checks,
+        runs: ctx.all_runs().iter().map(RunFacts::of).collect(),
+        duration_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+    }
 }
 
 /// Judge one profile's made runs.

@@ -9,6 +9,7 @@
 use std::any::Any;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::exec::{Reactor, RunError, RunErrorKind, RunRecord, RunSpec};
 use crate::plan::{Plan, RunIndex};
@@ -142,9 +143,13 @@ impl<'p> Pool<'p> {
 
 /// Makes every run of every plan with `executor`, at most `jobs` tools alive at
 /// once, telling `on` as runs start and end. Returns the records per plan.
+///
+/// Once `stop` is set (`--fail-fast`, from inside `on`), no further run is started:
+/// the runs in progress finish, the rest end as not made.
 pub fn execute(
     plans: &[&Plan],
     jobs: usize,
+    stop: &AtomicBool,
     executor: &mut impl Executor,
     mut on: impl FnMut(Progress<'_>),
 ) -> Vec<Records> {
@@ -160,7 +165,7 @@ pub fn execute(
             let Some(key) = pool.ready.pop_front() else {
                 break;
             };
-            if pool.skipped(key) {
+            if pool.skipped(key) || stop.load(Ordering::Relaxed) {
                 pool.finish(key, None, &mut on);
                 continue;
             }
@@ -244,10 +249,16 @@ mod tests {
             run,
             started: Vec::new(),
         };
-        execute(&[plan], jobs, &mut executor, |_| {})
-            .into_iter()
-            .next()
-            .unwrap_or_default()
+        execute(
+            &[plan],
+            jobs,
+            &AtomicBool::new(false),
+            &mut executor,
+            |_| {},
+        )
+        .into_iter()
+        .next()
+        .unwrap_or_default()
     }
 
     fn planned(label: &str, after: Vec<RunIndex>, gate: Option<RunIndex>) -> PlannedRun {
@@ -321,6 +332,38 @@ mod tests {
             assert!(pos("first") < pos("after"), "jobs {jobs}: {order:?}");
             assert_eq!(order.len(), 3);
         }
+    }
+
+    #[test]
+    fn once_stop_is_set_no_run_starts_and_every_plan_still_ends() {
+        let plan = Plan {
+            runs: vec![
+                planned("first", vec![], None),
+                planned("second", vec![], None),
+                planned("after first", vec![0], None),
+            ],
+        };
+        let stop = AtomicBool::new(false);
+        let mut executor = Immediate {
+            run: |_: &RunSpec| record(false),
+            started: Vec::new(),
+        };
+        let mut plans_done = 0;
+        let records = execute(
+            &[&plan],
+            1,
+            &stop,
+            &mut executor,
+            |progress| match progress {
+                // As `--fail-fast` does on the first failed check.
+                Progress::Started(_) => stop.store(true, Ordering::Relaxed),
+                Progress::PlanDone(..) => plans_done += 1,
+                Progress::Finished(..) => {}
+            },
+        );
+        let made: Vec<bool> = records[0].iter().map(Option::is_some).collect();
+        assert_eq!(made, [true, false, false], "the run in progress finishes");
+        assert_eq!(plans_done, 1);
     }
 
     #[test]

@@ -62,6 +62,12 @@ pub enum Command {
         /// Run only shard K of N of the (profile, check) pairs, for CI matrices: the i-th pair, profiles then checks in catalog order, goes to shard (i mod N) + 1. Also spelled count:K/N.
         #[arg(long, value_name = "K/N", value_parser = clap::value_parser!(Partition))]
         partition: Option<Partition>,
+        /// Print results as JSON lines instead of one envelope: a line per check as it is judged, numbered by _seq from 1, then one terminal line, a {"_summary": true, "_count": N} line (exit 0) or an error envelope with meta.items_emitted (exit 4 when checks failed, 130 on SIGINT).
+        #[arg(long)]
+        stream: bool,
+        /// Start no further run after the first failed check; runs in progress finish, and the profiles cut short are reported with their checks skipped.
+        #[arg(long)]
+        fail_fast: bool,
         #[command(flatten)]
         reports: ReportArgs,
     },
@@ -78,6 +84,12 @@ pub enum Command {
     Manifest,
     /// Write a starting profile for TOOL from its manifest (or its --help text); overwriting a file needs --yes.
     Init(InitArgs),
+    /// Print a shell completion script on stdout, always raw (never an envelope, also when piped): `conform completions bash > /etc/bash_completion.d/conform`.
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: CompletionShell,
+    },
     /// Print a JSON Schema: the profile format (default) or the --json-report document.
     Schema {
         /// Which document the schema describes.
@@ -153,6 +165,24 @@ impl ReportArgs {
         .into_iter()
         .filter_map(|(format, path)| path.clone().map(|p| (format, p)))
         .collect()
+    }
+}
+
+/// The shells `conform completions` writes scripts for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompletionShell {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+impl CompletionShell {
+    pub fn generator(self) -> clap_complete::Shell {
+        match self {
+            CompletionShell::Bash => clap_complete::Shell::Bash,
+            CompletionShell::Zsh => clap_complete::Shell::Zsh,
+            CompletionShell::Fish => clap_complete::Shell::Fish,
+        }
     }
 }
 

@@ -45,6 +45,15 @@ fn danger_level(name: &str) -> &'static str {
     }
 }
 
+/// `completions` prints a shell script, never an envelope: its stdout is a protocol
+/// channel (REQ-C-032).
+fn stdout_protocol(name: &str) -> Option<&'static str> {
+    match name {
+        "completions" => Some("shell-completion"),
+        _ => None,
+    }
+}
+
 fn flag_entry(arg: &Arg) -> Value {
     let takes_value = matches!(arg.get_action(), ArgAction::Set | ArgAction::Append);
     let values: Vec<String> = arg
@@ -107,14 +116,19 @@ fn command_entry(command: &Command) -> Value {
             })),
         }
     }
-    json!({
+    let mut entry = json!({
         "description": command.get_about().map(|a| a.to_string()).unwrap_or_default(),
         "danger_level": danger_level(command.get_name()),
         "required_scopes": [],
         "flags": flags,
         "positionals": positionals,
         "exit_codes": exit_codes(),
-    })
+    });
+    if let Some(protocol) = stdout_protocol(command.get_name()) {
+        entry["stdout"] = json!("protocol");
+        entry["protocol"] = json!(protocol);
+    }
+    entry
 }
 
 /// The manifest document (the envelope's `data`).

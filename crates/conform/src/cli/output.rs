@@ -37,6 +37,17 @@ pub fn emit_json(value: &Value) -> ExitStatus {
     }
 }
 
+/// One JSON document on one line: a line of a stream.
+pub fn emit_json_line(value: &Value) -> ExitStatus {
+    match serde_json::to_string(value) {
+        Ok(text) => emit(&(text + "\n")),
+        Err(e) => {
+            eprintln!("conform: cannot serialize the report: {e}");
+            ExitStatus::GeneralError
+        }
+    }
+}
+
 /// Finish with `status`, unless writing the output itself failed.
 pub fn finish(status: ExitStatus, written: ExitStatus) -> ExitStatus {
     if written == ExitStatus::Success {

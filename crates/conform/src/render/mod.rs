@@ -8,9 +8,11 @@ pub mod files;
 pub mod json_report;
 pub mod junit;
 pub mod markdown;
+pub mod progress;
 pub mod run;
 pub mod sarif;
 pub mod show;
+pub mod stream;
 pub mod style;
 pub mod validate;
 

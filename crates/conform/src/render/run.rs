@@ -53,25 +53,38 @@ pub fn to_envelope(results: &[ProfileReport], duration_ms: u64) -> Value {
         .filter(|name| extension.contains(name))
         .collect();
     meta.insert("extension_checks".into(), json!(extension));
-    let error = (status == ExitStatus::ChecksFailed).then(|| {
-        let failed: usize = results.iter().map(|r| r.summary.failed).sum();
-        let total: usize = results.iter().map(|r| r.checks.len()).sum();
-        let ids: Vec<String> = results
-            .iter()
-            .flat_map(|r| r.checks.iter().map(|c| &c.check).filter(|c| c.status == Status::Fail).map(|c| c.id.to_string()))
-            .collect();
-        ErrorDetail {
-            code: "CONFORMANCE_CHECKS_FAILED".into(),
-            message: format!("{failed} of {total} checks failed: {}", ids.join(", ")),
-            retryable: false,
-            phase: None,
-            fix_required: Some(
-                "Fix each failing check listed in data.checks; failures carry the probe argv and evidence".into(),
-            ),
-            context: None,
-        }
-    });
+    let error = checks_failed(results);
     envelope_with_meta(status, data, error, duration_ms, meta)
+}
+
+/// The error of a run with failed checks (CONFORMANCE_CHECKS_FAILED), naming them;
+/// `None` when none failed.
+pub fn checks_failed(results: &[ProfileReport]) -> Option<ErrorDetail> {
+    if status(results) != ExitStatus::ChecksFailed {
+        return None;
+    }
+    let failed: usize = results.iter().map(|r| r.summary.failed).sum();
+    let total: usize = results.iter().map(|r| r.checks.len()).sum();
+    let ids: Vec<String> = results
+        .iter()
+        .flat_map(|r| {
+            r.checks
+                .iter()
+                .map(|c| &c.check)
+                .filter(|c| c.status == Status::Fail)
+                .map(|c| c.id.to_string())
+        })
+        .collect();
+    Some(ErrorDetail {
+        code: "CONFORMANCE_CHECKS_FAILED".into(),
+        message: format!("{failed} of {total} checks failed: {}", ids.join(", ")),
+        retryable: false,
+        phase: None,
+        fix_required: Some(
+            "Fix each failing check listed in data.checks; failures carry the probe argv and evidence".into(),
+        ),
+        context: None,
+    })
 }
 
 fn level_word(status: LevelStatus) -> &'static str {
