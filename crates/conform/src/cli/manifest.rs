@@ -35,11 +35,13 @@ fn exit_codes() -> Value {
     Value::Object(codes)
 }
 
-/// `run` runs the tool a profile names: its side effects are the tool's. `init`
-/// overwrites an existing profile file (with --yes; --dry-run previews).
+/// `init` overwrites an existing profile file (with --yes; --dry-run previews).
+/// `run` changes nothing of its own: the report files it writes are outputs the
+/// caller names, as a read command's --output is, and a profile's probes are the
+/// tool's commands, whose danger levels the tool's own manifest declares. So its
+/// results can be streamed by a `stream` probe, which must name a safe command.
 fn danger_level(name: &str) -> &'static str {
     match name {
-        "run" => "mutating",
         "init" => "destructive",
         _ => "safe",
     }
