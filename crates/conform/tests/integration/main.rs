@@ -9,5 +9,6 @@ mod profile_validation;
 mod reference_cli;
 mod reports;
 mod schemas;
+mod stream;
 mod support;
 mod trust;
