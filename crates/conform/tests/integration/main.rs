@@ -1,6 +1,7 @@
 //! conform's integration tests: the real binaries against real profiles, the
 //! reference CLI, the broken CLIs and hostile tools.
 
+mod action;
 mod broken_clis;
 mod hostile;
 mod init;
