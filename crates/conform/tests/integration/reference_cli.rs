@@ -63,9 +63,11 @@ fn conform_passes_its_own_profile() {
     );
     assert_eq!(levels["level_2"], "pass");
     assert_eq!(
-        levels["level_3"], "incomplete",
-        "conform streams nothing: no stream probe, so level 3 cannot be complete"
+        levels["level_3"], "pass",
+        "conform run --stream is probed, plain and interrupted by SIGINT"
     );
+    assert_eq!(run.status("stream_contract"), "pass");
+    assert_eq!(run.status("stream_sigint"), "pass");
 }
 
 #[test]
