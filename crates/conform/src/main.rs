@@ -82,7 +82,7 @@ fn main() -> ExitCode {
             } else {
                 RunOutput::Text
             };
-            run(
+            let status = run(
                 &profiles,
                 &selection,
                 &config,
@@ -90,7 +90,11 @@ fn main() -> ExitCode {
                 output,
                 style,
                 started,
-            )
+            );
+            // Every run removed its own sandbox; this removes the kit's directory
+            // that held them, also after a Ctrl-C.
+            conform::exec::remove_kit_dir();
+            status
         }
     };
     ExitCode::from(status.code() as u8)
@@ -170,7 +174,34 @@ fn usage_error(error: clap::Error, started: Instant) -> ExitCode {
     use clap::error::ErrorKind;
     let piped = auto_json();
     match error.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+        // Piped, the version is one envelope on stdout, where an agent reads it
+        // (REQ-F-068).
+        ErrorKind::DisplayVersion if piped => {
+            let data = json!({ "name": "conform", "version": env!("CARGO_PKG_VERSION") });
+            let status = emit_json(&envelope(
+                ExitStatus::Success,
+                data,
+                None,
+                elapsed_ms(started),
+            ));
+            ExitCode::from(status.code() as u8)
+        }
+        // Bare `conform` shows the help and succeeds (REQ-F-068): asking a tool what
+        // it is must work. Piped, the help goes to stderr and stdout gets an envelope
+        // that says so.
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand if piped => {
+            eprint!("{}", error.render());
+            let status = emit_json(&envelope(
+                ExitStatus::Success,
+                json!({ "help": "shown on stderr; see `conform --help`" }),
+                None,
+                elapsed_ms(started),
+            ));
+            ExitCode::from(status.code() as u8)
+        }
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             let text = error.render().to_string();
             if piped {
                 eprint!("{text}");
@@ -179,24 +210,13 @@ fn usage_error(error: clap::Error, started: Instant) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        // Bare `conform`: the help for a person on a terminal; piped, the help goes
-        // to stderr and stdout still gets the envelope an agent parses.
-        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand if !piped => {
-            print!("{}", error.render());
-            ExitCode::from(ExitStatus::InvalidInput.code() as u8)
-        }
         _ if piped => {
             let message = error.render().to_string();
-            let first = if error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                eprint!("{message}");
-                "no command given: name one of validate, run, checks, schema, manifest, init, completions"
-            } else {
-                message
-                    .lines()
-                    .next()
-                    .unwrap_or("invalid arguments")
-                    .trim_start_matches("error: ")
-            };
+            let first = message
+                .lines()
+                .next()
+                .unwrap_or("invalid arguments")
+                .trim_start_matches("error: ");
             let detail = ErrorDetail {
                 context: Some(json!({ "usage": message.trim_end() })),
                 ..ErrorDetail::invalid_input(

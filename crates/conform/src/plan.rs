@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use crate::checks::{CheckId, Variant};
-use crate::exec::{RunSpec, Signal, StdinMode, Trigger, TriggerAction};
+use crate::exec::{Output, RunSpec, Sandbox, Signal, StdinMode, Trigger, TriggerAction};
 use crate::profile::{ArgumentOrder, LoadedProfile, Probe, ProbeKind};
 
 /// Index of a run in [`Plan::runs`].
@@ -36,7 +36,50 @@ pub enum RunRole {
     Order(OrderRun),
     /// A stream probe's single run.
     Stream { probe: usize },
+    /// A read, invalid or destructive probe in a fresh sandbox (HOME, XDG, TMPDIR,
+    /// sentinels for pagers, editors and browsers), stdin closed.
+    Isolated { probe: usize },
+    /// A read probe on a pseudo-terminal with `NO_COLOR=1` and the pager sentinels.
+    Terminal { probe: usize },
+    /// `--version`, `--help` or the bare command, each in a fresh sandbox.
+    KitIsolated(KitRun),
 }
+
+/// The runs the kit makes without a probe, in a sandbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum KitRun {
+    Version,
+    Help,
+    Bare,
+}
+
+impl KitRun {
+    pub const ALL: [KitRun; 3] = [KitRun::Version, KitRun::Help, KitRun::Bare];
+
+    /// The arguments after the profile's command.
+    pub fn argv(self) -> &'static [&'static str] {
+        match self {
+            KitRun::Version => &["--version"],
+            KitRun::Help => &["--help"],
+            KitRun::Bare => &[],
+        }
+    }
+
+    /// `--version`, `--help`, `bare`: the start of the run's label.
+    pub fn name(self) -> &'static str {
+        match self {
+            KitRun::Version => "--version",
+            KitRun::Help => "--help",
+            KitRun::Bare => "bare",
+        }
+    }
+}
+
+/// The size of the terminal run's pseudo-terminal.
+pub const TERMINAL: Output = Output::Terminal { cols: 80, rows: 24 };
+
+/// Variables removed in an isolated run, so that no graphical program can open.
+const DISPLAY_VARS: [&str; 2] = ["DISPLAY", "WAYLAND_DISPLAY"];
 
 /// The argument-order runs (G = global flag, C = command path, L = local args).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -93,8 +136,10 @@ impl RunRole {
             | RunRole::Open { probe }
             | RunRole::NoColor { probe }
             | RunRole::Preview { probe, .. }
-            | RunRole::Stream { probe } => format!("/probes/{probe}"),
-            RunRole::Help => "/command".into(),
+            | RunRole::Stream { probe }
+            | RunRole::Isolated { probe }
+            | RunRole::Terminal { probe } => format!("/probes/{probe}"),
+            RunRole::Help | RunRole::KitIsolated(_) => "/command".into(),
             RunRole::Manifest => "/manifest".into(),
             RunRole::Order(_) => "/argument_order".into(),
         }
@@ -150,6 +195,9 @@ struct Needs {
     manifest: bool,
     order: bool,
     stream: bool,
+    isolated: bool,
+    terminal: bool,
+    kit_isolated: bool,
 }
 
 impl Needs {
@@ -171,9 +219,12 @@ impl Needs {
                 Variant::Manifest => n.manifest = true,
                 Variant::ArgumentOrder => n.order = true,
                 Variant::Stream => n.stream = true,
+                Variant::Isolated => n.isolated = true,
+                Variant::Terminal => n.terminal = true,
+                Variant::KitIsolated => n.kit_isolated = true,
             }
         }
-        n.closed |= n.open || n.no_color || n.preview;
+        n.closed |= n.open || n.no_color || n.preview || n.isolated || n.terminal;
         n
     }
 }
@@ -211,6 +262,14 @@ pub fn plan(loaded: &LoadedProfile, checks: &BTreeSet<CheckId>, options: RunOpti
     if let (true, Some(order)) = (needs.order, &loaded.profile.argument_order) {
         planner.argument_order(order, &destructive_runs);
     }
+    if needs.kit_isolated {
+        for kit in KitRun::ALL {
+            let argv = kit.argv().iter().map(|a| a.to_string()).collect();
+            let spec = planner.isolated(argv);
+            let label = format!("{} (isolated)", kit.name());
+            planner.add(label, RunRole::KitIsolated(kit), spec, vec![], None);
+        }
+    }
     Plan { runs: planner.runs }
 }
 
@@ -242,6 +301,17 @@ impl Planner<'_> {
             capture_limit: self.options.capture_limit,
             stream: false,
             trigger: None,
+            output: Output::Pipes,
+            sandbox: None,
+        }
+    }
+
+    /// A stdin-closed run in a fresh sandbox, with no display to open a window on.
+    fn isolated(&self, argv: Vec<String>) -> RunSpec {
+        RunSpec {
+            env_remove: DISPLAY_VARS.iter().map(|v| v.to_string()).collect(),
+            sandbox: Some(Sandbox::isolated()),
+            ..self.spec(argv)
         }
     }
 
@@ -354,6 +424,35 @@ impl Planner<'_> {
                     Some(closed),
                 ));
             }
+        }
+        if needs.isolated {
+            // A destructive probe's argv as given: without confirmation, never its
+            // preview.
+            let spec = self.isolated(probe.argv.clone());
+            planned.push(self.add(
+                format!("{name} (isolated)"),
+                RunRole::Isolated { probe: index },
+                spec,
+                vec![closed],
+                Some(closed),
+            ));
+        }
+        if needs.terminal && probe.kind == ProbeKind::Read {
+            let spec = RunSpec {
+                env_set: vec![("NO_COLOR".into(), "1".into())],
+                // The terminal is held open and never written: stdin "open".
+                stdin: StdinMode::Open,
+                output: TERMINAL,
+                sandbox: Some(Sandbox::pagers()),
+                ..self.spec(probe.argv.clone())
+            };
+            planned.push(self.add(
+                format!("{name} (terminal)"),
+                RunRole::Terminal { probe: index },
+                spec,
+                vec![closed],
+                Some(closed),
+            ));
         }
         planned
     }

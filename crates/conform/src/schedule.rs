@@ -276,6 +276,8 @@ mod tests {
                 capture_limit: 1,
                 stream: false,
                 trigger: None,
+                output: crate::exec::Output::Pipes,
+                sandbox: None,
             },
             after,
             gate,
@@ -300,6 +302,7 @@ mod tests {
             trigger_after_exit: false,
             pipe_held_open: false,
             error: None,
+            sandbox: None,
         }
     }
 

@@ -31,6 +31,8 @@ fn spec(name: &str) -> RunSpec {
         capture_limit: exec::DEFAULT_CAPTURE_LIMIT,
         stream: false,
         trigger: None,
+        output: conform::exec::Output::Pipes,
+        sandbox: None,
         env_remove: Vec::new(),
     }
 }

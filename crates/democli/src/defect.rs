@@ -61,10 +61,24 @@ pub enum Defect {
     DryRunWrites,
     /// The manifest declares `deployments delete` as `safe`.
     DeleteDeclaredSafe,
+    /// `deployments list` pipes its output through `$PAGER` when it is set.
+    ListPipesThroughPager,
+    /// Invalid input opens `$EDITOR` (on a file to fix the call in) before the error.
+    EditorOnInvalidInput,
+    /// `deployments list` calls `xdg-open` on the dashboard URL when there is no display.
+    BrowserOnRead,
+    /// Color on a terminal even with NO_COLOR set.
+    ColorOnTerminalDespiteNoColor,
+    /// `--help` creates `$XDG_CONFIG_HOME/democli`.
+    HelpCreatesConfig,
+    /// The bare command shows the root help but exits 1.
+    BareExits1,
+    /// Invalid input writes `$XDG_CACHE_HOME/democli/last-args` before reporting the error.
+    InvalidWritesCache,
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 25] = [
+    pub const ALL: [(&'static str, Defect); 32] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -105,6 +119,16 @@ impl Defect {
         ("sigint-exit-1", Defect::SigintExit1),
         ("dry-run-writes", Defect::DryRunWrites),
         ("delete-declared-safe", Defect::DeleteDeclaredSafe),
+        ("list-pipes-through-pager", Defect::ListPipesThroughPager),
+        ("editor-on-invalid-input", Defect::EditorOnInvalidInput),
+        ("browser-on-read", Defect::BrowserOnRead),
+        (
+            "color-on-terminal-despite-no-color",
+            Defect::ColorOnTerminalDespiteNoColor,
+        ),
+        ("help-creates-config", Defect::HelpCreatesConfig),
+        ("bare-exits-1", Defect::BareExits1),
+        ("invalid-writes-cache", Defect::InvalidWritesCache),
     ];
 
     pub fn from_name(name: &str) -> Option<Defect> {

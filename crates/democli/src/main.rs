@@ -9,6 +9,7 @@
 mod codec;
 mod commands;
 mod defect;
+mod desktop;
 mod error;
 mod help;
 mod output;
@@ -25,7 +26,7 @@ use std::time::Instant;
 use serde_json::json;
 
 use crate::commands::{Ctx, Outcome};
-use crate::defect::Faults;
+use crate::defect::{Defect, Faults};
 use crate::error::{CliError, Failure};
 use crate::output::{envelope, Environment, Format, Meta, Ui, TOOL_VERSION};
 
@@ -75,9 +76,28 @@ fn run(started: Instant) -> io::Result<u8> {
         return ui.write_error(&error, key, started);
     }
     if parsed.help {
+        if faults.on(Defect::HelpCreatesConfig) {
+            desktop::create_config_dir();
+        }
         return help::print(&ui, parsed.command, started);
     }
+    if args.is_empty() {
+        // The bare command shows the root help and succeeds, like `--help`
+        // (REQ-F-068): an agent probing what the tool is must not get an error.
+        let code = help::print(&ui, parsed.command, started)?;
+        return Ok(if faults.on(Defect::BareExits1) {
+            1
+        } else {
+            code
+        });
+    }
     if let Some(error) = &parsed.error {
+        if faults.on(Defect::InvalidWritesCache) {
+            desktop::write_cache(&args);
+        }
+        if faults.on(Defect::EditorOnInvalidInput) {
+            desktop::open_editor();
+        }
         return ui.write_error(error, key, started);
     }
     if parsed.switch("version") {
@@ -97,13 +117,25 @@ fn run(started: Instant) -> io::Result<u8> {
             if let Some(signal) = signals::received().filter(|_| !reply.committed) {
                 return ui.write_error(&CliError::interrupted(signal), key, started);
             }
+            let listing = key == "deployments.list";
+            if listing && faults.on(Defect::BrowserOnRead) {
+                desktop::open_dashboard();
+            }
+            let paged = listing && faults.on(Defect::ListPipesThroughPager);
             match ui.format {
                 Format::Json => {
                     let mut meta = Meta::new(key, started);
                     meta.extend(reply.meta);
-                    ui.write_envelope(envelope(0, reply.data, None, meta.finish(0)))?;
+                    let reply = envelope(0, reply.data, None, meta.finish(0));
+                    if !(paged && desktop::page(&format!("{reply}\n"))) {
+                        ui.write_envelope(reply)?;
+                    }
                 }
-                Format::Plain => output::write_stdout(&reply.plain)?,
+                Format::Plain => {
+                    if !(paged && desktop::page(&reply.plain)) {
+                        output::write_stdout(&reply.plain)?;
+                    }
+                }
             }
             Ok(0)
         }

@@ -88,19 +88,25 @@ impl Ui {
 
     /// Color on stdout: only on a terminal, and only where the environment allows it.
     pub fn stdout_paint(&self) -> Paint {
-        Paint(self.env.stdout_tty && self.env.color_allowed)
+        Paint(self.env.stdout_tty && self.color_allowed())
     }
 
     pub fn stderr_paint(&self) -> Paint {
         Paint(
-            (self.env.stderr_tty && self.env.color_allowed)
+            (self.env.stderr_tty && self.color_allowed())
                 || self.faults.on(Defect::StderrColorIgnoresNoColor),
         )
     }
 
     /// Syntax-highlight JSON envelopes: `--format json` typed at a terminal.
     fn highlight_json(&self) -> bool {
-        (self.env.stdout_tty || self.faults.on(Defect::AnsiWhenPiped)) && self.env.color_allowed
+        (self.env.stdout_tty || self.faults.on(Defect::AnsiWhenPiped)) && self.color_allowed()
+    }
+
+    /// Whether the environment allows color; the defect ignores it on a terminal.
+    fn color_allowed(&self) -> bool {
+        self.env.color_allowed
+            || (self.env.stdout_tty && self.faults.on(Defect::ColorOnTerminalDespiteNoColor))
     }
 
     /// Write one ResponseEnvelope as a single line on stdout.

@@ -216,6 +216,15 @@ fn input_errors_exit_2_in_the_validation_phase() {
 }
 
 #[test]
+fn the_bare_command_shows_the_root_help_and_succeeds() {
+    let sandbox = Sandbox::new();
+    let run = sandbox.run(&[]);
+    assert_eq!(run.code, 0, "REQ-F-068");
+    assert!(run.stderr.contains("deployments"), "{}", run.stderr);
+    assert_eq!(run.envelope()["ok"], true);
+}
+
+#[test]
 fn unknown_deployment_is_not_found() {
     let sandbox = Sandbox::new();
     let run = sandbox.run(&["deployments", "get", "dep-999"]);

@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use super::Judged;
-use crate::exec::Exit;
+use crate::exec::{Exit, SandboxReport};
 
 /// Bytes of stdout/stderr quoted in evidence.
 pub const EXCERPT_BYTES: usize = 2048;
@@ -43,6 +43,9 @@ pub struct RunFacts {
     /// The run could not be made as planned (the program did not start, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// For a run in a sandbox: what the sentinel logged and what files appeared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxReport>,
 }
 
 impl RunFacts {
@@ -67,6 +70,7 @@ impl RunFacts {
             stderr_excerpt: excerpt(&r.stderr.bytes),
             pipe_held_open: r.pipe_held_open,
             error: r.error.as_ref().map(|e| e.message.clone()),
+            sandbox: r.sandbox.clone(),
         }
     }
 }

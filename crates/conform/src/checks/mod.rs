@@ -1,6 +1,7 @@
 //! The check catalog and the judging of runs. One module per check family; each
 //! reads the runs it needs from the shared records and reports an [`Outcome`].
 
+mod agent_env;
 mod argument_order;
 mod color;
 mod destructive;
@@ -62,6 +63,12 @@ registry! {
     StreamSigint => stream::STREAM_SIGINT,
     ProfileConsistency => profile_consistency::PROFILE_CONSISTENCY,
     DryRunStable => destructive::DRY_RUN_STABLE,
+    PagerNotInvoked => agent_env::PAGER_NOT_INVOKED,
+    EditorNotInvoked => agent_env::EDITOR_NOT_INVOKED,
+    BrowserNotLaunched => agent_env::BROWSER_NOT_LAUNCHED,
+    TtyNoColor => agent_env::TTY_NO_COLOR,
+    HelpVersionPure => agent_env::HELP_VERSION_PURE,
+    InvalidInputNoSideEffects => agent_env::INVALID_INPUT_NO_SIDE_EFFECTS,
 }
 
 /// A check: what the catalog says about it, the run variants it reads (the planner
@@ -103,6 +110,12 @@ pub enum Variant {
     ArgumentOrder,
     /// Each stream probe.
     Stream,
+    /// Each read, invalid and destructive probe in a fresh sandbox.
+    Isolated,
+    /// Each read probe on a pseudo-terminal.
+    Terminal,
+    /// `--version`, `--help` and the bare command, each in a fresh sandbox.
+    KitIsolated,
 }
 
 impl Variant {
@@ -118,6 +131,9 @@ impl Variant {
             RunRole::Manifest => Variant::Manifest,
             RunRole::Order(_) => Variant::ArgumentOrder,
             RunRole::Stream { .. } => Variant::Stream,
+            RunRole::Isolated { .. } => Variant::Isolated,
+            RunRole::Terminal { .. } => Variant::Terminal,
+            RunRole::KitIsolated(_) => Variant::KitIsolated,
         }
     }
 }

@@ -535,6 +535,8 @@ mod tests {
                 capture_limit: crate::exec::DEFAULT_CAPTURE_LIMIT,
                 stream: true,
                 trigger: None,
+                output: crate::exec::Output::Pipes,
+                sandbox: None,
                 env_remove: Vec::new(),
             },
             after: vec![],
@@ -557,6 +559,7 @@ mod tests {
             trigger_after_exit: false,
             pipe_held_open: false,
             error: None,
+            sandbox: None,
         };
         let run = Judged {
             index: 0,

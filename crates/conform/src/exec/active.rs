@@ -12,6 +12,7 @@ use nix::unistd::Pid;
 use super::capture::Pipe;
 use super::cpu;
 use super::process::Process;
+use super::sandbox;
 use super::{spawn, Exit, RunError, RunErrorKind, RunRecord, RunSpec, TriggerAction};
 
 /// Between SIGTERM and SIGKILL at the limit: long enough for a tool to flush a
@@ -61,8 +62,11 @@ pub(super) struct Active {
     /// Held, never written, until the run is over: a tool that reads stdin blocks
     /// rather than seeing EOF. `None` for a closed stdin.
     stdin: Option<ChildStdin>,
+    /// For a terminal run, the terminal's master side (everything the tool wrote).
     stdout: Pipe,
     stderr: Pipe,
+    /// The run's sandbox, reported and removed when the record is taken.
+    sandbox: Option<sandbox::Made>,
     /// Complete stdout lines read so far, counted while a trigger is pending.
     lines: u64,
     trigger_due: bool,
@@ -80,17 +84,37 @@ impl Active {
     pub(super) fn start(spec: &RunSpec) -> Result<Active, Box<RunRecord>> {
         let mut record = RunRecord::new(spec);
         let started = Instant::now();
-        let mut child = match spawn::spawn(spec) {
-            Ok(child) => child,
+        let made = match spec.sandbox.as_ref().map(sandbox::make).transpose() {
+            Ok(made) => made,
+            Err(err) => {
+                record.error = Some(RunError {
+                    kind: RunErrorKind::Internal,
+                    message: format!("conform could not make the run's sandbox: {err}"),
+                });
+                return Err(Box::new(record));
+            }
+        };
+        let extra_env = made.as_ref().map_or(&[][..], |made| &made.env[..]);
+        if let Some(made) = &made {
+            record.env_changes.extend(made.described.iter().cloned());
+        }
+        let spawn::Spawned {
+            mut child,
+            terminal,
+        } = match spawn::spawn(spec, extra_env) {
+            Ok(spawned) => spawned,
             Err(err) => {
                 record.error = Some(RunError {
                     kind: RunErrorKind::Spawn,
                     message: spawn::describe_error(spec, &err),
                 });
                 record.duration = started.elapsed();
+                // Nothing ran in it; dropping it removes it.
+                drop(made);
                 return Err(Box::new(record));
             }
         };
+        let stdout = terminal.or_else(|| child.stdout.take().map(OwnedFd::from));
         // Kernel pids fit in pid_t; std hands the value out as u32.
         let pid = Pid::from_raw(child.id() as nix::libc::pid_t);
         let mut active = Active {
@@ -101,8 +125,9 @@ impl Active {
             phase: Phase::Running,
             process: Process::new(pid),
             stdin: child.stdin.take(),
-            stdout: Pipe::new(child.stdout.take().map(OwnedFd::from), spec.capture_limit),
+            stdout: Pipe::new(stdout, spec.capture_limit),
             stderr: Pipe::new(child.stderr.take().map(OwnedFd::from), spec.capture_limit),
+            sandbox: made,
             lines: 0,
             trigger_due: spec.trigger.is_some(),
             killed_at: None,
@@ -242,6 +267,9 @@ impl Active {
         self.record.duration = ended.saturating_duration_since(self.started);
         self.record.stdout = std::mem::take(&mut self.stdout.captured);
         self.record.stderr = std::mem::take(&mut self.stderr.captured);
+        // Every way a run ends (exit, limit, cancel, abort) comes through here, after
+        // the group was killed: nothing of the tool writes into the sandbox any more.
+        self.record.sandbox = self.sandbox.take().map(sandbox::Made::finish);
         self.record
     }
 

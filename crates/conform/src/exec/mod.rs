@@ -35,6 +35,7 @@ mod capture;
 mod cpu;
 mod process;
 mod reactor;
+mod sandbox;
 mod spawn;
 
 use std::path::PathBuf;
@@ -44,6 +45,9 @@ use std::time::Duration;
 
 pub use nix::sys::signal::Signal;
 pub use reactor::Reactor;
+pub use sandbox::{
+    remove_kit_dir, Sandbox, SandboxReport, SentinelCall, EDITOR_VARS, OPENERS, PAGER_VARS,
+};
 
 static CANCEL_REQUESTED: AtomicBool = AtomicBool::new(false);
 
@@ -133,6 +137,18 @@ pub enum TriggerAction {
     CloseStdout,
 }
 
+/// Where the tool's output goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// stdout and stderr on pipes of their own.
+    Pipes,
+    /// stdin, stdout and stderr on a pseudo-terminal of this size, the tool's
+    /// controlling terminal in a session of its own; what it writes is read as
+    /// stdout. The kit never writes to it, so `stdin` is ignored: a tool that waits
+    /// for keyboard input waits until the limit.
+    Terminal { cols: u16, rows: u16 },
+}
+
 /// Everything needed to make one run.
 #[derive(Debug, Clone)]
 pub struct RunSpec {
@@ -157,6 +173,10 @@ pub struct RunSpec {
     pub stream: bool,
     /// After N stdout lines: a signal, or closing stdout.
     pub trigger: Option<Trigger>,
+    /// Pipes, or a pseudo-terminal.
+    pub output: Output,
+    /// A sandbox made for the run and removed after it.
+    pub sandbox: Option<Sandbox>,
 }
 
 /// Bytes captured from one output stream.
@@ -208,6 +228,8 @@ pub struct RunRecord {
     pub pipe_held_open: bool,
     /// The run did not get as far as the tool doing anything to judge.
     pub error: Option<RunError>,
+    /// What happened in the run's sandbox, when it had one.
+    pub sandbox: Option<SandboxReport>,
 }
 
 /// Why a run has nothing of the tool to judge.
@@ -245,6 +267,7 @@ impl RunRecord {
             trigger_after_exit: false,
             pipe_held_open: false,
             error: None,
+            sandbox: None,
         }
     }
 

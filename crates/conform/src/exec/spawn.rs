@@ -1,13 +1,17 @@
 //! Building and starting the tool's process: no shell, its own process group, the
 //! scrubbed environment, and signal dispositions and mask reset in the child.
 
+use std::ffi::OsString;
 use std::io;
+use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 
+use nix::fcntl::{fcntl, FcntlArg, FdFlag};
 use nix::libc;
+use nix::pty::{openpty, Winsize};
 
-use super::{RunSpec, StdinMode, SCRUBBED_ENV};
+use super::{Output, RunSpec, StdinMode, SCRUBBED_ENV};
 
 /// The terminal type every run gets, so a tool that looks only at `TERM` (and not
 /// at whether stdout is a TTY) is caught emitting color into the pipe.
@@ -17,10 +21,16 @@ const TERM_VALUE: &str = "xterm-256color";
 /// lacks just fail with EINVAL.
 const MAX_SIGNAL: libc::c_int = 64;
 
-/// Starts the tool. Every fd std creates for the pipes is close-on-exec, so the
-/// kit's ends (stdin's write end above all) never leak into children that other
-/// threads spawn at the same moment.
-pub(super) fn spawn(spec: &RunSpec) -> io::Result<Child> {
+/// A started tool, and the kit's side of its terminal for a terminal run.
+pub(super) struct Spawned {
+    pub(super) child: Child,
+    pub(super) terminal: Option<OwnedFd>,
+}
+
+/// Starts the tool, with `extra_env` (a sandbox's variables) set last. Every fd std
+/// creates for the pipes is close-on-exec, so the kit's ends (stdin's write end above
+/// all) never leak into children that other threads spawn at the same moment.
+pub(super) fn spawn(spec: &RunSpec, extra_env: &[(String, OsString)]) -> io::Result<Spawned> {
     let mut cmd = Command::new(&spec.program);
     cmd.args(&spec.args).current_dir(&spec.cwd);
     for name in SCRUBBED_ENV
@@ -34,21 +44,76 @@ pub(super) fn spawn(spec: &RunSpec) -> io::Result<Child> {
     for (name, value) in &spec.env_set {
         cmd.env(name, value);
     }
-    cmd.stdin(match spec.stdin {
-        StdinMode::Closed => Stdio::null(),
-        StdinMode::Open => Stdio::piped(),
-    });
-    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    // A group of its own, so that the limit and the cleanup after exit reach every
-    // process the tool started (that did not escape with setsid).
-    cmd.process_group(0);
-    // SAFETY: `reset_signals` runs between fork and exec, where only
-    // async-signal-safe calls are allowed; it makes only sigemptyset, sigaction and
-    // sigprocmask calls on stack data, allocates nothing and takes no locks.
-    unsafe {
-        cmd.pre_exec(reset_signals);
+    for (name, value) in extra_env {
+        cmd.env(name, value);
     }
-    cmd.spawn()
+    let terminal = match spec.output {
+        Output::Pipes => {
+            cmd.stdin(match spec.stdin {
+                StdinMode::Closed => Stdio::null(),
+                StdinMode::Open => Stdio::piped(),
+            });
+            cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+            // A group of its own, so that the limit and the cleanup after exit reach
+            // every process the tool started (that did not escape with setsid).
+            cmd.process_group(0);
+            // SAFETY: `reset_signals` runs between fork and exec, where only
+            // async-signal-safe calls are allowed; it makes only sigemptyset,
+            // sigaction and sigprocmask calls on stack data, allocates nothing and
+            // takes no locks.
+            unsafe {
+                cmd.pre_exec(reset_signals);
+            }
+            None
+        }
+        Output::Terminal { cols, rows } => {
+            let size = Winsize {
+                ws_row: rows,
+                ws_col: cols,
+                ws_xpixel: 0,
+                ws_ypixel: 0,
+            };
+            let pty = openpty(Some(&size), None).map_err(io::Error::from)?;
+            // openpty cannot ask for close-on-exec; set it at once so neither end
+            // leaks into other children. The child gets the slave through dup2,
+            // which clears the flag on its copies.
+            for fd in [&pty.master, &pty.slave] {
+                fcntl(fd, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC)).map_err(io::Error::from)?;
+            }
+            cmd.stdin(Stdio::from(pty.slave.try_clone()?));
+            cmd.stdout(Stdio::from(pty.slave.try_clone()?));
+            cmd.stderr(Stdio::from(pty.slave));
+            // SAFETY: as above, plus setsid and ioctl, both async-signal-safe system
+            // calls on no shared state.
+            unsafe {
+                cmd.pre_exec(|| {
+                    reset_signals()?;
+                    become_terminal_session()
+                });
+            }
+            Some(pty.master)
+        }
+    };
+    // The parent's copies of the slave go with `cmd`, so the kit reads EIO (EOF)
+    // on the master once the tool's processes have all closed it.
+    let child = cmd.spawn()?;
+    Ok(Spawned { child, terminal })
+}
+
+/// In the child of a terminal run: a session of its own (so also a process group of
+/// its own, which the limit kills), with the pseudo-terminal on fd 0 as its
+/// controlling terminal. `/dev/tty` is then that terminal, never conform's.
+fn become_terminal_session() -> io::Result<()> {
+    // SAFETY: plain system calls, async-signal-safe (see the caller).
+    unsafe {
+        if libc::setsid() < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if libc::ioctl(0, libc::TIOCSCTTY as _, 0) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 /// In the child: every catchable signal back to its default disposition and an

@@ -473,6 +473,8 @@ impl Runner {
             capture_limit: exec::DEFAULT_CAPTURE_LIMIT,
             stream,
             trigger: None,
+            output: crate::exec::Output::Pipes,
+            sandbox: None,
             env_remove: Vec::new(),
         })
     }

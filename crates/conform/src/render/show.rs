@@ -297,6 +297,7 @@ mod tests {
             stderr_excerpt: String::new(),
             pipe_held_open: false,
             error: None,
+            sandbox: None,
         }
     }
 

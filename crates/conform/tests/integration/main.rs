@@ -4,6 +4,7 @@
 mod action;
 mod broken_clis;
 mod hostile;
+mod hostile_env;
 mod init;
 mod partition;
 mod profile_validation;

@@ -21,13 +21,49 @@ fn democli_passes_every_check_of_the_seed_profile() {
         "every check has something to run: {:#}",
         result["checks"]
     );
-    assert_eq!(result["checks"].as_array().map(Vec::len), Some(16));
+    assert_eq!(
+        result["checks"].as_array().map(Vec::len),
+        Some(conform::checks::CATALOG.len())
+    );
     assert_eq!(run.envelope["ok"], true);
     assert_eq!(run.envelope["meta"]["exit_code"], 0);
     // Every check really judged runs: a pass with nothing checked proves nothing.
     for check in result["checks"].as_array().into_iter().flatten() {
         assert!(check["runs_checked"].as_u64() > Some(0), "{check:#}");
     }
+}
+
+#[test]
+fn democli_passes_the_agent_environment_checks() {
+    let run = conform([
+        "run",
+        "conformance/profiles/democli.json",
+        "--only",
+        "pager_not_invoked,editor_not_invoked,browser_not_launched,tty_no_color,help_version_pure,invalid_input_no_side_effects",
+    ]);
+    assert_eq!(run.code(), 0, "{:#}", run.envelope);
+    let checks = run.result()["checks"].clone();
+    let checked: Vec<(&str, u64)> = checks
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["status"] == "pass")
+        .filter_map(|c| Some((c["id"].as_str()?, c["runs_checked"].as_u64()?)))
+        .collect();
+    // Isolated runs of 3 probes (+1 terminal run for pagers), one terminal run, the
+    // --version, --help and bare runs, the one invalid probe.
+    assert_eq!(
+        checked,
+        [
+            ("pager_not_invoked", 4),
+            ("editor_not_invoked", 3),
+            ("browser_not_launched", 3),
+            ("tty_no_color", 1),
+            ("help_version_pure", 3),
+            ("invalid_input_no_side_effects", 1),
+        ],
+        "{checks:#}"
+    );
 }
 
 #[test]

@@ -60,7 +60,11 @@ fn conforms_extras_go_in_meta_not_in_data() {
     assert!(meta["runs"].as_u64().is_some_and(|n| n > 20), "{meta:#}");
     assert_eq!(
         meta["extension_checks"],
-        json!(["profile_consistency", "dry_run_stable"])
+        json!(conform::checks::CATALOG
+            .iter()
+            .filter(|c| c.extension)
+            .map(|c| c.name)
+            .collect::<Vec<_>>())
     );
     let data = run.result().as_object().expect("data is an object");
     let keys: Vec<&str> = data.keys().map(String::as_str).collect();
@@ -95,7 +99,7 @@ fn the_json_report_holds_every_run_and_validates_against_its_schema() {
     assert_eq!(run.report["exit_code"], 0);
     assert_eq!(
         run.report["selected_checks"].as_array().map(Vec::len),
-        Some(16)
+        Some(conform::checks::CATALOG.len())
     );
 }
 
@@ -168,20 +172,34 @@ fn the_reference_and_extension_groups_select_their_checks() {
         .flatten()
         .filter_map(|c| c["id"].as_str())
         .collect();
-    assert_eq!(ids, ["profile_consistency", "dry_run_stable"]);
+    assert_eq!(
+        ids,
+        conform::checks::CATALOG
+            .iter()
+            .filter(|c| c.extension)
+            .map(|c| c.name)
+            .collect::<Vec<_>>()
+    );
     assert_eq!(run.result()["levels"]["level_1"], "incomplete");
 }
 
 #[test]
-fn bare_conform_piped_prints_a_usage_envelope() {
+fn bare_conform_piped_shows_the_help_and_succeeds() {
+    // REQ-F-068, as conform's own help_version_pure check asks of every tool.
     let run = conform(Vec::<&str>::new());
-    assert_eq!(run.code(), 2);
-    assert_eq!(run.envelope["error"]["code"], "USAGE_ERROR");
-    assert_eq!(run.envelope["meta"]["exit_code"], 2);
+    assert_eq!(run.code(), 0);
+    assert_eq!(run.envelope["ok"], true);
+    assert_eq!(run.envelope["meta"]["exit_code"], 0);
     let stderr = String::from_utf8_lossy(&run.output.stderr);
     assert!(
         stderr.contains("Usage:"),
         "the help goes to stderr: {stderr}"
+    );
+    let version = conform(["--version"]);
+    assert_eq!(version.code(), 0);
+    assert_eq!(
+        version.envelope["data"]["version"],
+        env!("CARGO_PKG_VERSION")
     );
 }
 
@@ -210,7 +228,7 @@ fn every_exit_code_conform_returns_is_declared_in_its_manifest() {
     let code = |args: &[&str]| conform(args).code();
     let mut seen = BTreeSet::new();
     seen.insert(code(&["validate", DEMOCLI]));
-    seen.insert(code(&[]));
+    seen.insert(code(&["run", "--no-such-flag"]));
     seen.insert(code(&[
         "run",
         "conformance/profiles/bad/unknown-flag-exit-1.json",

@@ -1,0 +1,344 @@
+//! The agent's environment: no pager, editor or browser opened, no color on a
+//! terminal under `NO_COLOR`, `--help`/`--version`/bare runs that exit 0 and write
+//! nothing, and invalid input without side effects. Judged on the isolated runs (a
+//! fresh sandbox with sentinels) and the terminal runs.
+
+use std::fmt::Write as _;
+
+use super::{CheckId, CheckSpec, Context, Judged, Outcome, Variant};
+use crate::exec::{SandboxReport, EDITOR_VARS, OPENERS, PAGER_VARS};
+use crate::plan::{KitRun, RunRole};
+use crate::profile::ProbeKind;
+
+pub const PAGER_NOT_INVOKED: CheckSpec = CheckSpec {
+    id: CheckId::PagerNotInvoked,
+    name: "pager_not_invoked",
+    title: "Never pipes output through a pager",
+    level: 1,
+    failure_modes: &[10],
+    requirements: &["REQ-F-010", "REQ-F-046"],
+    extension: true,
+    reads: &[Variant::Isolated, Variant::Terminal],
+    judge: judge_pager,
+};
+
+pub const EDITOR_NOT_INVOKED: CheckSpec = CheckSpec {
+    id: CheckId::EditorNotInvoked,
+    name: "editor_not_invoked",
+    title: "Never opens an editor",
+    level: 1,
+    failure_modes: &[10],
+    requirements: &["REQ-F-055"],
+    extension: true,
+    reads: &[Variant::Isolated],
+    judge: judge_editor,
+};
+
+pub const BROWSER_NOT_LAUNCHED: CheckSpec = CheckSpec {
+    id: CheckId::BrowserNotLaunched,
+    name: "browser_not_launched",
+    title: "Never launches a browser or opener",
+    level: 1,
+    failure_modes: &[10],
+    requirements: &["REQ-F-057"],
+    extension: true,
+    reads: &[Variant::Isolated],
+    judge: judge_browser,
+};
+
+pub const TTY_NO_COLOR: CheckSpec = CheckSpec {
+    id: CheckId::TtyNoColor,
+    name: "tty_no_color",
+    title: "NO_COLOR=1 removes color on a terminal too",
+    level: 1,
+    failure_modes: &[8],
+    requirements: &["REQ-F-008"],
+    extension: true,
+    reads: &[Variant::Terminal],
+    judge: judge_tty_no_color,
+};
+
+pub const HELP_VERSION_PURE: CheckSpec = CheckSpec {
+    id: CheckId::HelpVersionPure,
+    name: "help_version_pure",
+    title: "--version, --help and the bare command exit 0 and write no files",
+    level: 1,
+    failure_modes: &[3],
+    requirements: &["REQ-F-068"],
+    extension: true,
+    reads: &[Variant::KitIsolated],
+    judge: judge_help_version_pure,
+};
+
+pub const INVALID_INPUT_NO_SIDE_EFFECTS: CheckSpec = CheckSpec {
+    id: CheckId::InvalidInputNoSideEffects,
+    name: "invalid_input_no_side_effects",
+    title: "Invalid input exits 2 and leaves no files behind",
+    level: 1,
+    failure_modes: &[2],
+    requirements: &["REQ-F-015"],
+    extension: true,
+    reads: &[Variant::Isolated],
+    judge: judge_invalid_no_side_effects,
+};
+
+/// Bytes shown after the first SGR sequence, as visible text.
+const SGR_CONTEXT: usize = 40;
+
+fn judge_pager(ctx: &Context<'_>) -> Outcome {
+    let runs = ctx.runs(|r| matches!(r, RunRole::Isolated { .. } | RunRole::Terminal { .. }));
+    sentinels(
+        CheckId::PagerNotInvoked,
+        &runs,
+        &|name| PAGER_VARS.contains(&name),
+        "ran a pager",
+        "an agent reads all of the output at once: write it directly and never page \
+         unless asked to (REQ-F-010, REQ-F-046)",
+    )
+}
+
+fn judge_editor(ctx: &Context<'_>) -> Outcome {
+    let runs = ctx.runs(|r| matches!(r, RunRole::Isolated { .. }));
+    sentinels(
+        CheckId::EditorNotInvoked,
+        &runs,
+        &|name| EDITOR_VARS.contains(&name),
+        "opened an editor",
+        "no one is there to edit: take input from flags or files (REQ-F-055)",
+    )
+}
+
+fn judge_browser(ctx: &Context<'_>) -> Outcome {
+    let runs = ctx.runs(|r| matches!(r, RunRole::Isolated { .. }));
+    sentinels(
+        CheckId::BrowserNotLaunched,
+        &runs,
+        &|name| name == "BROWSER" || OPENERS.contains(&name),
+        "launched a browser",
+        "print the URL instead of opening it (REQ-F-057)",
+    )
+}
+
+/// Fails every run in which the sentinel was called by a name `matches` accepts.
+/// Whether the run exited 0, or at all, does not matter here.
+fn sentinels(
+    id: CheckId,
+    runs: &[Judged<'_>],
+    matches: &dyn Fn(&str) -> bool,
+    what: &str,
+    why: &str,
+) -> Outcome {
+    let mut outcome = Outcome::new(id);
+    for run in runs {
+        let Some(report) = judgeable(&mut outcome, run) else {
+            continue;
+        };
+        let calls: Vec<String> = report
+            .sentinel_calls
+            .iter()
+            .filter(|call| matches(&call.name))
+            .map(|call| {
+                let mut shown = call.name.clone();
+                for arg in &call.argv {
+                    let _ = write!(shown, " {arg:?}");
+                }
+                shown
+            })
+            .collect();
+        if !calls.is_empty() {
+            outcome.fail(
+                run,
+                format!(
+                    "{what}: the kit's sentinel was called as {}; {why}",
+                    calls.join(", then ")
+                ),
+            );
+        }
+    }
+    outcome
+}
+
+/// Counts a run and hands out its sandbox report; a run that could not be made
+/// (the tool did not start, the sandbox could not be made) fails instead.
+fn judgeable<'r>(outcome: &mut Outcome, run: &'r Judged<'_>) -> Option<&'r SandboxReport> {
+    if run.record.error.is_some() {
+        // Reports the error as the failure.
+        outcome.completed(run);
+        return None;
+    }
+    outcome.runs_checked += 1;
+    run.record.sandbox.as_ref()
+}
+
+fn judge_tty_no_color(ctx: &Context<'_>) -> Outcome {
+    let mut outcome = Outcome::new(CheckId::TtyNoColor);
+    for run in ctx.runs(|r| matches!(r, RunRole::Terminal { .. })) {
+        if !outcome.completed(&run) {
+            if let (true, Some(last)) = (run.record.timed_out, outcome.failures.last_mut()) {
+                last.detail.push_str(
+                    " (its stdin was a terminal nobody typed on: it may have waited for keyboard \
+                     input; never prompt unless told to, REQ-F-009)",
+                );
+            }
+            continue;
+        }
+        let written = &run.record.stdout.bytes;
+        if let Some((start, end)) = find_sgr(written) {
+            outcome.fail(
+                &run,
+                format!(
+                    "wrote color to the terminal with NO_COLOR=1 set, at byte {start}: {}; \
+                     NO_COLOR disables color on a terminal too (REQ-F-008)",
+                    visible(&written[start..written.len().min(end + SGR_CONTEXT)])
+                ),
+            );
+        }
+    }
+    outcome
+}
+
+/// The first SGR sequence (`ESC [ params m`): its start and end.
+fn find_sgr(bytes: &[u8]) -> Option<(usize, usize)> {
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] == 0x1b && bytes[i + 1] == b'[' {
+            let mut j = i + 2;
+            while j < bytes.len() && (bytes[j].is_ascii_digit() || matches!(bytes[j], b';' | b':'))
+            {
+                j += 1;
+            }
+            if bytes.get(j) == Some(&b'm') {
+                return Some((i, j + 1));
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Bytes as text a person can read in a report: ESC as `ESC`, other control
+/// characters escaped.
+fn visible(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let mut shown = String::new();
+    for c in text.chars() {
+        match c {
+            '\u{1b}' => shown.push_str("ESC"),
+            c if c.is_control() => shown.extend(c.escape_default()),
+            c => shown.push(c),
+        }
+    }
+    shown
+}
+
+fn judge_help_version_pure(ctx: &Context<'_>) -> Outcome {
+    let mut outcome = Outcome::new(CheckId::HelpVersionPure);
+    for run in ctx.runs(|r| matches!(r, RunRole::KitIsolated(_))) {
+        if !outcome.completed(&run) {
+            continue;
+        }
+        let label = &run.planned.label;
+        if run.record.exit_code() != Some(0) {
+            outcome.fail(
+                &run,
+                format!(
+                    "{label} {}, expected exit 0: asking what a tool is must always work (REQ-F-068)",
+                    run.describe_exit()
+                ),
+            );
+        }
+        if run.planned.role == RunRole::KitIsolated(KitRun::Version)
+            && !has_version(&run.record.stdout.bytes)
+        {
+            outcome.fail(
+                &run,
+                format!("{label} put no version (digits and dots, such as 1.2.0) on stdout"),
+            );
+        }
+        if let Some(created) = created(&run) {
+            outcome.fail(
+                &run,
+                format!(
+                    "{label} created {created} in its fresh HOME/XDG/TMPDIR; \
+                     help and version must not write anything (REQ-F-068)"
+                ),
+            );
+        }
+    }
+    outcome
+}
+
+/// Whether `bytes` hold a version: digits, a dot, digits.
+fn has_version(bytes: &[u8]) -> bool {
+    bytes
+        .windows(3)
+        .any(|w| w[0].is_ascii_digit() && w[1] == b'.' && w[2].is_ascii_digit())
+}
+
+/// What the run left in its fresh directories, for a detail; `None` when nothing.
+fn created(run: &Judged<'_>) -> Option<String> {
+    let report = run.record.sandbox.as_ref()?;
+    if report.created.is_empty() {
+        return None;
+    }
+    let mut shown = report.created.join(", ");
+    if report.created_more > 0 {
+        let _ = write!(shown, " and {} more", report.created_more);
+    }
+    Some(shown)
+}
+
+fn judge_invalid_no_side_effects(ctx: &Context<'_>) -> Outcome {
+    let mut outcome = Outcome::new(CheckId::InvalidInputNoSideEffects);
+    let invalid = |probe: usize| {
+        ctx.profile
+            .profile
+            .probes
+            .get(probe)
+            .is_some_and(|p| p.kind == ProbeKind::Invalid)
+    };
+    for run in ctx.runs(|r| matches!(r, RunRole::Isolated { probe } if invalid(*probe))) {
+        if !outcome.completed(&run) {
+            continue;
+        }
+        if run.record.exit_code() != Some(2) {
+            outcome.fail(
+                &run,
+                format!(
+                    "invalid input in a fresh sandbox {}, expected exit 2 (REQ-F-015)",
+                    run.describe_exit()
+                ),
+            );
+        }
+        if let Some(created) = created(&run) {
+            outcome.fail(
+                &run,
+                format!(
+                    "invalid input left files behind: created {created} in its fresh \
+                     HOME/XDG/TMPDIR; validate everything before touching anything (REQ-F-015)"
+                ),
+            );
+        }
+    }
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_sgr_only() {
+        assert_eq!(find_sgr(b"plain \x1b[1;32mgreen\x1b[0m"), Some((6, 13)));
+        assert_eq!(find_sgr(b"\x1b[2J cleared"), None);
+        assert_eq!(find_sgr(b"\x1b[38:5:1m"), Some((0, 9)));
+        assert_eq!(visible(b"\x1b[32mok\r\n"), "ESC[32mok\\r\\n");
+    }
+
+    #[test]
+    fn versions_are_digits_and_dots() {
+        assert!(has_version(b"tool 1.2.0\n"));
+        assert!(has_version(br#"{"data":{"version":"0.1"}}"#));
+        assert!(!has_version(b"tool version one\n"));
+    }
+}

@@ -1,0 +1,359 @@
+//! Sandboxes for the isolated and terminal runs: fresh, empty HOME, XDG directories
+//! and TMPDIR, and a sentinel program standing in for pagers, editors and browsers.
+//!
+//! Every sandbox lives in one kit-owned directory (`conform-<pid>-...` under the
+//! system temp dir), made on first use. A sandbox is made just before its run is
+//! spawned and removed when the run's record is taken, which happens on every path
+//! a run can end by (exit, limit, cancel, internal error); a dropped sandbox removes
+//! itself too. [`remove_kit_dir`] removes the parent, for what an interrupted kit
+//! could not reach.
+
+use std::ffi::OsString;
+use std::fs;
+use std::io;
+use std::os::unix::fs::{symlink, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+/// Variables a pager is found by.
+pub const PAGER_VARS: &[&str] = &["PAGER", "GIT_PAGER", "MANPAGER"];
+/// Variables an editor is found by.
+pub const EDITOR_VARS: &[&str] = &["EDITOR", "VISUAL", "GIT_EDITOR"];
+/// Every variable set to the sentinel in an isolated run.
+pub const SENTINEL_VARS: &[&str] = &[
+    "PAGER",
+    "GIT_PAGER",
+    "MANPAGER",
+    "EDITOR",
+    "VISUAL",
+    "GIT_EDITOR",
+    "BROWSER",
+];
+/// Programs that open a URL or file in a browser or desktop application; the
+/// sentinel stands in for each, first on `PATH`.
+pub const OPENERS: &[&str] = &["xdg-open", "open", "sensible-browser", "www-browser", "gio"];
+
+/// The tool's fresh directories: variable, and the directory's name in the sandbox
+/// (what `created` paths start with).
+const DIRS: [(&str, &str); 6] = [
+    ("HOME", "home"),
+    ("XDG_CONFIG_HOME", "config"),
+    ("XDG_DATA_HOME", "data"),
+    ("XDG_CACHE_HOME", "cache"),
+    ("XDG_STATE_HOME", "state"),
+    ("TMPDIR", "tmp"),
+];
+
+/// Entries of `created` kept for the evidence; the rest are counted.
+const CREATED_SHOWN: usize = 50;
+/// Bytes of the sentinel's log read back: enough for any honest number of calls.
+const MARKER_READ: u64 = 64 * 1024;
+
+/// What a run's sandbox holds, as data: the planner says what, the executor makes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sandbox {
+    /// Fresh empty HOME, XDG_CONFIG/DATA/CACHE/STATE_HOME and TMPDIR, diffed after
+    /// the run.
+    pub fresh_dirs: bool,
+    /// Variables set to the sentinel.
+    pub sentinel_vars: &'static [&'static str],
+    /// Names the sentinel answers to in a directory first on `PATH`.
+    pub shims: &'static [&'static str],
+}
+
+impl Sandbox {
+    /// The isolated run: everything.
+    pub fn isolated() -> Sandbox {
+        Sandbox {
+            fresh_dirs: true,
+            sentinel_vars: SENTINEL_VARS,
+            shims: OPENERS,
+        }
+    }
+
+    /// The terminal run: only the pager sentinels, in the tool's usual directories.
+    pub fn pagers() -> Sandbox {
+        Sandbox {
+            fresh_dirs: false,
+            sentinel_vars: PAGER_VARS,
+            shims: &[],
+        }
+    }
+}
+
+/// One call of the sentinel: the name it was called by (a variable such as `PAGER`,
+/// or an opener such as `xdg-open`) and its arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SentinelCall {
+    pub name: String,
+    pub argv: Vec<String>,
+}
+
+/// What happened in a run's sandbox.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SandboxReport {
+    pub sentinel_calls: Vec<SentinelCall>,
+    /// Files and directories that appeared in the fresh directories, relative to the
+    /// sandbox (`config/tool/`, directories with a trailing slash), sorted.
+    pub created: Vec<String>,
+    /// Entries created beyond those listed.
+    pub created_more: usize,
+}
+
+/// A sandbox on disk, removed when dropped.
+pub(super) struct Made {
+    dir: PathBuf,
+    fresh_dirs: bool,
+    /// Variables for the tool's environment.
+    pub(super) env: Vec<(String, OsString)>,
+    /// The same, as the evidence shows them (no per-run paths, so reports compare).
+    pub(super) described: Vec<String>,
+}
+
+static KIT_DIR: Mutex<Option<PathBuf>> = Mutex::new(None);
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
+/// The kit's own temp directory, made on first use.
+fn kit_dir() -> io::Result<PathBuf> {
+    let mut dir = KIT_DIR
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(dir) = dir.as_ref() {
+        return Ok(dir.clone());
+    }
+    let made = tempfile::Builder::new()
+        .prefix(&format!("conform-{}-", std::process::id()))
+        .tempdir()?
+        .keep();
+    *dir = Some(made.clone());
+    Ok(made)
+}
+
+/// Removes the kit's temp directory and whatever is left in it. conform calls it
+/// before it exits, interrupted or not.
+pub fn remove_kit_dir() {
+    let mut dir = KIT_DIR
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(path) = dir.take() {
+        remove_tree(&path);
+    }
+}
+
+/// Makes a run's sandbox.
+pub(super) fn make(sandbox: &Sandbox) -> io::Result<Made> {
+    let dir = kit_dir()?.join(format!("run-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
+    fs::create_dir(&dir)?;
+    // From here on, a failure removes what was made (Drop).
+    let mut made = Made {
+        dir,
+        fresh_dirs: sandbox.fresh_dirs,
+        env: Vec::new(),
+        described: Vec::new(),
+    };
+    made.fill(sandbox)?;
+    Ok(made)
+}
+
+impl Made {
+    fn fill(&mut self, sandbox: &Sandbox) -> io::Result<()> {
+        let dir = self.dir.clone();
+        let sentinel = dir.join("sentinel");
+        let marker = dir.join("calls");
+        fs::write(&sentinel, sentinel_script(&marker))?;
+        fs::set_permissions(&sentinel, fs::Permissions::from_mode(0o755))?;
+        // The sentinel learns the name it was called by from $0: one link per name.
+        let vars = dir.join("vars");
+        fs::create_dir(&vars)?;
+        for name in sandbox.sentinel_vars {
+            let link = vars.join(name);
+            symlink(&sentinel, &link)?;
+            self.set(
+                name,
+                link.into_os_string(),
+                format!("<sandbox>/vars/{name}"),
+            );
+        }
+        if !sandbox.shims.is_empty() {
+            let bin = dir.join("bin");
+            fs::create_dir(&bin)?;
+            for name in sandbox.shims {
+                symlink(&sentinel, bin.join(name))?;
+            }
+            let mut path = bin.into_os_string();
+            if let Some(inherited) = std::env::var_os("PATH") {
+                path.push(":");
+                path.push(inherited);
+            }
+            self.set("PATH", path, "<sandbox>/bin:$PATH".into());
+        }
+        if sandbox.fresh_dirs {
+            for (name, sub) in DIRS {
+                let path = dir.join(sub);
+                fs::create_dir(&path)?;
+                self.set(name, path.into_os_string(), format!("<sandbox>/{sub}"));
+            }
+        }
+        Ok(())
+    }
+
+    fn set(&mut self, name: &str, value: OsString, described: String) {
+        self.env.push((name.to_string(), value));
+        self.described.push(format!("{name}={described}"));
+    }
+
+    /// What the sentinel logged and what appeared in the fresh directories; then the
+    /// sandbox is removed.
+    pub(super) fn finish(self) -> SandboxReport {
+        let mut report = SandboxReport {
+            sentinel_calls: read_calls(&self.dir.join("calls")),
+            ..SandboxReport::default()
+        };
+        if self.fresh_dirs {
+            let mut created = Vec::new();
+            for (_, sub) in DIRS {
+                list(&self.dir, &self.dir.join(sub), &mut created);
+            }
+            created.sort();
+            report.created_more = created.len().saturating_sub(CREATED_SHOWN);
+            created.truncate(CREATED_SHOWN);
+            report.created = created;
+        }
+        report
+    }
+}
+
+impl Drop for Made {
+    fn drop(&mut self) {
+        remove_tree(&self.dir);
+    }
+}
+
+/// A shell script that appends its name and argv to `marker` (fields separated by
+/// US, records ended by RS, so arguments may hold spaces and newlines) and exits 1
+/// without reading stdin, as a pager or editor that failed at once would.
+fn sentinel_script(marker: &Path) -> String {
+    let quoted = marker.to_string_lossy().replace('\'', r"'\''");
+    format!(
+        "#!/bin/sh\n\
+         # conform's sentinel: records that it ran and how, then fails.\n\
+         us=$(printf '\\037')\n\
+         record=${{0##*/}}\n\
+         for arg in \"$@\"; do record=\"$record$us$arg\"; done\n\
+         printf '%s\\036' \"$record\" >> '{quoted}'\n\
+         exit 1\n"
+    )
+}
+
+fn read_calls(marker: &Path) -> Vec<SentinelCall> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    if let Ok(file) = fs::File::open(marker) {
+        // Unreadable means no call was logged.
+        let _ = file.take(MARKER_READ).read_to_end(&mut bytes);
+    }
+    String::from_utf8_lossy(&bytes)
+        .split('\u{1e}')
+        .filter(|record| !record.is_empty())
+        .map(|record| {
+            let mut fields = record.split('\u{1f}').map(String::from);
+            SentinelCall {
+                name: fields.next().unwrap_or_default(),
+                argv: fields.collect(),
+            }
+        })
+        .collect()
+}
+
+/// Every entry under `dir`, relative to `root`, without following symlinks.
+fn list(root: &Path, dir: &Path, out: &mut Vec<String>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let relative = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .into_owned();
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir {
+            out.push(format!("{relative}/"));
+            list(root, &path, out);
+        } else {
+            out.push(relative);
+        }
+    }
+}
+
+/// Removes a tree; a tool that made a directory unwritable cannot keep it there.
+fn remove_tree(path: &Path) {
+    if fs::remove_dir_all(path).is_ok() || !path.exists() {
+        return;
+    }
+    make_writable(path);
+    let _ = fs::remove_dir_all(path);
+}
+
+fn make_writable(dir: &Path) {
+    let _ = fs::set_permissions(dir, fs::Permissions::from_mode(0o700));
+    if let Ok(entries) = fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                make_writable(&entry.path());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    #[test]
+    fn the_sentinel_logs_its_name_and_argv_and_the_sandbox_is_removed() {
+        let made = make(&Sandbox::isolated()).expect("sandbox");
+        let dir = made.dir.clone();
+        let env = |name: &str| {
+            made.env
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.clone())
+                .expect(name)
+        };
+        let status = Command::new(env("PAGER"))
+            .args(["a b", "line\nbreak"])
+            .status()
+            .expect("sentinel runs");
+        assert_eq!(status.code(), Some(1));
+        let opened = Command::new("xdg-open")
+            .arg("https://example.com")
+            .env("PATH", env("PATH"))
+            .status()
+            .expect("shim runs");
+        assert_eq!(opened.code(), Some(1));
+        fs::create_dir(dir.join("config/tool")).expect("mkdir");
+        fs::write(dir.join("config/tool/x"), "").expect("write");
+        let report = made.finish();
+        assert_eq!(
+            report.sentinel_calls,
+            vec![
+                SentinelCall {
+                    name: "PAGER".into(),
+                    argv: vec!["a b".into(), "line\nbreak".into()]
+                },
+                SentinelCall {
+                    name: "xdg-open".into(),
+                    argv: vec!["https://example.com".into()]
+                },
+            ]
+        );
+        assert_eq!(report.created, ["config/tool/", "config/tool/x"]);
+        assert!(!dir.exists(), "removed after the run");
+    }
+}
