@@ -890,6 +890,12 @@ const CHECKS: &[&str] = &[
     "stream_sigint",
     "profile_consistency",
     "dry_run_stable",
+    "pager_not_invoked",
+    "editor_not_invoked",
+    "browser_not_launched",
+    "tty_no_color",
+    "help_version_pure",
+    "invalid_input_no_side_effects",
 ];
 
 #[test]
