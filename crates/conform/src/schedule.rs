@@ -301,6 +301,8 @@ mod tests {
             trigger_fired: false,
             trigger_after_exit: false,
             pipe_held_open: false,
+            killed_by_kit: None,
+            held_by: Vec::new(),
             error: None,
             sandbox: None,
         }

@@ -64,11 +64,11 @@ pub struct ParsedStream {
 }
 
 impl ParsedStream {
-    fn terminal(&self) -> Option<&Value> {
+    pub(super) fn terminal(&self) -> Option<&Value> {
         self.terminal.as_ref()
     }
 
-    fn is_summary(&self) -> bool {
+    pub(super) fn is_summary(&self) -> bool {
         self.terminal().is_some_and(is_summary)
     }
 
@@ -558,6 +558,8 @@ mod tests {
             trigger_fired: false,
             trigger_after_exit: false,
             pipe_held_open: false,
+            killed_by_kit: None,
+            held_by: Vec::new(),
             error: None,
             sandbox: None,
         };

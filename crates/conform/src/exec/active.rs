@@ -13,7 +13,9 @@ use super::capture::Pipe;
 use super::cpu;
 use super::process::Process;
 use super::sandbox;
-use super::{spawn, Exit, RunError, RunErrorKind, RunRecord, RunSpec, TriggerAction};
+use super::{
+    holders, spawn, Exit, KitKill, RunError, RunErrorKind, RunRecord, RunSpec, TriggerAction,
+};
 
 /// Between SIGTERM and SIGKILL at the limit: long enough for a tool to flush a
 /// cancellation message, short enough to keep a hung run's cost near its limit.
@@ -70,8 +72,10 @@ pub(super) struct Active {
     /// Complete stdout lines read so far, counted while a trigger is pending.
     lines: u64,
     trigger_due: bool,
-    /// When the kit hit the limit and began killing the group.
+    /// When the kit hit the limit (or was cancelled) and began killing the group.
     killed_at: Option<Instant>,
+    /// What the kit did to stop the tool; its `exit` is filled in at the end.
+    kill: Option<KitKill>,
     /// The group's CPU ticks at the last sample, and whether it used (almost) none
     /// since the one before: an idle tool frees its job slot.
     cpu_ticks: Option<u64>,
@@ -131,6 +135,7 @@ impl Active {
             lines: 0,
             trigger_due: spec.trigger.is_some(),
             killed_at: None,
+            kill: None,
             cpu_ticks: None,
             idle: false,
             next_sample: started + cpu::SAMPLE_EVERY,
@@ -231,7 +236,7 @@ impl Active {
     /// a stream's held stdout.
     pub(super) fn cancel(&mut self, now: Instant) {
         match self.phase {
-            Phase::Running => self.time_out(now),
+            Phase::Running => self.time_out(now, false),
             Phase::Draining => self.finish(now),
             Phase::TermGrace { .. } | Phase::Finishing { .. } | Phase::Done => {}
         }
@@ -265,6 +270,10 @@ impl Active {
             .or(self.process.exited_at())
             .unwrap_or_else(Instant::now);
         self.record.duration = ended.saturating_duration_since(self.started);
+        self.record.killed_by_kit = self.kill.map(|kill| KitKill {
+            exit: self.process.status().unwrap_or(Exit::Unknown),
+            ..kill
+        });
         self.record.stdout = std::mem::take(&mut self.stdout.captured);
         self.record.stderr = std::mem::take(&mut self.stderr.captured);
         // Every way a run ends (exit, limit, cancel, abort) comes through here, after
@@ -289,7 +298,7 @@ impl Active {
                             self.finish(now);
                         }
                     } else if now >= self.deadline {
-                        self.time_out(now);
+                        self.time_out(now, true);
                     }
                 }
                 Phase::TermGrace { until } => {
@@ -301,9 +310,12 @@ impl Active {
                     if !self.stdout.is_open() {
                         self.finish(now);
                     } else if now >= self.deadline {
-                        // A stream whose process exited but whose stdout something
-                        // still held at the deadline.
-                        self.record.pipe_held_open = true;
+                        if !self.stdout.drain() {
+                            // A stream whose process exited but whose stdout
+                            // something still held at the deadline.
+                            self.record.pipe_held_open = true;
+                            self.record.held_by = self.holders();
+                        }
                         self.finish(now);
                     }
                 }
@@ -312,8 +324,9 @@ impl Active {
                     if reaped && self.pipes_closed() {
                         self.phase = Phase::Done;
                     } else if now >= until {
-                        if !self.pipes_closed() {
+                        if !self.drain_pipes() {
                             self.record.pipe_held_open = true;
+                            self.record.held_by = self.holders();
                             self.stdout.abandon();
                             self.stderr.abandon();
                         }
@@ -329,10 +342,15 @@ impl Active {
         }
     }
 
-    /// At the limit: SIGTERM to the group, then a short grace in which output is
-    /// still read.
-    fn time_out(&mut self, now: Instant) {
+    /// At the limit (or on cancel): SIGTERM to the group, then a short grace in which
+    /// output is still read.
+    fn time_out(&mut self, now: Instant, at_limit: bool) {
         self.killed_at = Some(now);
+        self.kill = Some(KitKill {
+            at_limit,
+            signal: Signal::SIGTERM,
+            exit: Exit::Unknown,
+        });
         self.process.signal_group(Signal::SIGTERM);
         // A stopped process cannot act on SIGTERM until continued.
         self.process.signal_group(Signal::SIGCONT);
@@ -346,10 +364,36 @@ impl Active {
     /// WNOWAIT, or it is still dying), so its pid, the group id, cannot have been
     /// reused by anyone else.
     fn finish(&mut self, now: Instant) {
+        // Still alive after the kit's SIGTERM grace: it is the SIGKILL that ends it.
+        if self.kill.is_some() && !self.process.has_exited() {
+            if let Some(kill) = &mut self.kill {
+                kill.signal = Signal::SIGKILL;
+            }
+        }
         self.process.signal_group(Signal::SIGKILL);
         self.phase = Phase::Finishing {
             until: now + EOF_GRACE,
         };
+    }
+
+    /// The processes (other than the kit) that hold the pipes the kit still has
+    /// open, read before the kit lets go of its ends.
+    fn holders(&self) -> Vec<holders::PipeHolder> {
+        let mut found: Vec<holders::PipeHolder> = [self.stdout.inode(), self.stderr.inode()]
+            .into_iter()
+            .flatten()
+            .flat_map(holders::holders)
+            .collect();
+        found.sort_by_key(|holder| holder.pid);
+        found.dedup_by_key(|holder| holder.pid);
+        found
+    }
+
+    /// Reads both pipes to EOF where it is already there; whether both are closed.
+    fn drain_pipes(&mut self) -> bool {
+        let stdout = self.stdout.drain();
+        let stderr = self.stderr.drain();
+        stdout && stderr
     }
 
     fn pipes_closed(&self) -> bool {

@@ -84,6 +84,20 @@ impl Pipe {
         }
     }
 
+    /// The pipe's inode, while the kit still has its end open.
+    pub(super) fn inode(&self) -> Option<u64> {
+        self.fd().and_then(super::holders::pipe_inode)
+    }
+
+    /// Reads what is already there, up to EOF or until a read would block: a kit
+    /// slowed by load may reach a grace's end before it has read an EOF that was
+    /// already waiting. Returns whether the pipe is now closed.
+    pub(super) fn drain(&mut self) -> bool {
+        let mut buf = vec![0u8; 64 * 1024];
+        while self.is_open() && self.read_into(&mut buf) > 0 {}
+        !self.is_open()
+    }
+
     /// Stops reading: closing our end leaves whoever still holds the write end
     /// writing into a pipe nobody reads (they get SIGPIPE/EPIPE), not the kit waiting.
     pub(super) fn abandon(&mut self) {

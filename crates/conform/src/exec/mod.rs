@@ -33,6 +33,7 @@
 mod active;
 mod capture;
 mod cpu;
+mod holders;
 mod process;
 mod reactor;
 mod sandbox;
@@ -43,6 +44,7 @@ use std::sync::atomic::AtomicI32;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+pub use holders::PipeHolder;
 pub use nix::sys::signal::Signal;
 pub use reactor::Reactor;
 pub use sandbox::{
@@ -230,6 +232,26 @@ pub struct RunRecord {
     pub error: Option<RunError>,
     /// What happened in the run's sandbox, when it had one.
     pub sandbox: Option<SandboxReport>,
+    /// The kit killed the tool (at its limit, or because conform was cancelled),
+    /// kept apart from `exit`, which stays the tool's own ending (`Unknown` then,
+    /// as the reference checks read it).
+    pub killed_by_kit: Option<KitKill>,
+    /// When the kit gave up on a held stdout or stderr: the processes that still
+    /// held it, where `/proc` shows them.
+    pub held_by: Vec<PipeHolder>,
+}
+
+/// How the kit ended a tool that was still running.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KitKill {
+    /// At the run's limit (false: conform was cancelled).
+    pub at_limit: bool,
+    /// The last signal the kit needed: SIGTERM when the process ended in the grace
+    /// that follows it, SIGKILL when it was still alive after.
+    pub signal: Signal,
+    /// How the process then ended: an exit code if it handled SIGTERM and exited
+    /// in the grace, else the signal that killed it.
+    pub exit: Exit,
 }
 
 /// Why a run has nothing of the tool to judge.
@@ -268,6 +290,8 @@ impl RunRecord {
             pipe_held_open: false,
             error: None,
             sandbox: None,
+            killed_by_kit: None,
+            held_by: Vec::new(),
         }
     }
 
