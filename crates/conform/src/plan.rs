@@ -43,6 +43,16 @@ pub enum RunRole {
     Terminal { probe: usize },
     /// `--version`, `--help` or the bare command, each in a fresh sandbox.
     KitIsolated(KitRun),
+    /// `command` + a made-up command word: must be rejected with exit 2.
+    UnknownCommand,
+    /// The first read probe's argv + a made-up flag: must be rejected with exit 2.
+    UnknownFlag { probe: usize },
+    /// A read probe with `LC_ALL` and `LANG` set to a German locale.
+    Locale { probe: usize },
+    /// A stream probe with `signal` again, SIGTERM in place of SIGINT.
+    Sigterm { probe: usize },
+    /// A stream probe again, the kit closing its end of stdout after the first line.
+    StdoutClosed { probe: usize },
 }
 
 /// The runs the kit makes without a probe, in a sandbox.
@@ -138,8 +148,12 @@ impl RunRole {
             | RunRole::Preview { probe, .. }
             | RunRole::Stream { probe }
             | RunRole::Isolated { probe }
-            | RunRole::Terminal { probe } => format!("/probes/{probe}"),
-            RunRole::Help | RunRole::KitIsolated(_) => "/command".into(),
+            | RunRole::Terminal { probe }
+            | RunRole::UnknownFlag { probe }
+            | RunRole::Locale { probe }
+            | RunRole::Sigterm { probe }
+            | RunRole::StdoutClosed { probe } => format!("/probes/{probe}"),
+            RunRole::Help | RunRole::KitIsolated(_) | RunRole::UnknownCommand => "/command".into(),
             RunRole::Manifest => "/manifest".into(),
             RunRole::Order(_) => "/argument_order".into(),
         }
@@ -198,6 +212,11 @@ struct Needs {
     isolated: bool,
     terminal: bool,
     kit_isolated: bool,
+    unknown_command: bool,
+    unknown_flag: bool,
+    locale: bool,
+    sigterm: bool,
+    stdout_closed: bool,
 }
 
 impl Needs {
@@ -222,9 +241,14 @@ impl Needs {
                 Variant::Isolated => n.isolated = true,
                 Variant::Terminal => n.terminal = true,
                 Variant::KitIsolated => n.kit_isolated = true,
+                Variant::UnknownCommand => n.unknown_command = true,
+                Variant::UnknownFlag => n.unknown_flag = true,
+                Variant::Locale => n.locale = true,
+                Variant::Sigterm => n.sigterm = true,
+                Variant::StdoutClosed => n.stdout_closed = true,
             }
         }
-        n.closed |= n.open || n.no_color || n.preview || n.isolated || n.terminal;
+        n.closed |= n.open || n.no_color || n.preview || n.isolated || n.terminal || n.locale;
         n
     }
 }
@@ -240,8 +264,7 @@ pub fn plan(loaded: &LoadedProfile, checks: &BTreeSet<CheckId>, options: RunOpti
     let mut destructive_runs = Vec::new();
     for (index, probe) in loaded.profile.probes.iter().enumerate() {
         match probe.kind {
-            ProbeKind::Stream if needs.stream => planner.stream(index, probe),
-            ProbeKind::Stream => {}
+            ProbeKind::Stream => planner.stream(index, probe, needs),
             _ if needs.closed => {
                 let runs = planner.probe(index, probe, needs);
                 if probe.kind == ProbeKind::Destructive {
@@ -251,6 +274,7 @@ pub fn plan(loaded: &LoadedProfile, checks: &BTreeSet<CheckId>, options: RunOpti
             _ => {}
         }
     }
+    planner.unknown(needs);
     if needs.help {
         let spec = planner.spec(vec!["--help".into()]);
         planner.add("--help".into(), RunRole::Help, spec, vec![], None);
@@ -333,27 +357,97 @@ impl Planner<'_> {
         self.runs.len() - 1
     }
 
-    fn stream(&mut self, index: usize, probe: &Probe) {
-        let base = self.spec(probe.argv.clone());
-        let spec = RunSpec {
-            limit: probe
-                .deadline_seconds
-                .map_or(base.limit, Duration::from_secs_f64),
-            stream: true,
-            // The profile format has one signal, INT.
-            trigger: probe.after_lines.map(|after_lines| Trigger {
-                after_lines,
-                action: TriggerAction::Signal(Signal::SIGINT),
-            }),
-            ..base
+    /// A stream probe's runs: as the profile says, then the variants the extension
+    /// checks read (each an independent run of the same argv and deadline).
+    fn stream(&mut self, index: usize, probe: &Probe, needs: Needs) {
+        let stream_spec = |planner: &Self, trigger: Option<Trigger>| {
+            let base = planner.spec(probe.argv.clone());
+            RunSpec {
+                limit: probe
+                    .deadline_seconds
+                    .map_or(base.limit, Duration::from_secs_f64),
+                stream: true,
+                trigger,
+                ..base
+            }
         };
-        self.add(
-            stream_label(probe),
-            RunRole::Stream { probe: index },
-            spec,
-            vec![],
-            None,
-        );
+        let signal_after = |signal| {
+            probe.after_lines.map(|after_lines| Trigger {
+                after_lines,
+                action: TriggerAction::Signal(signal),
+            })
+        };
+        if needs.stream {
+            // The profile format has one signal, INT.
+            let spec = stream_spec(self, signal_after(Signal::SIGINT));
+            self.add(
+                stream_label(probe),
+                RunRole::Stream { probe: index },
+                spec,
+                vec![],
+                None,
+            );
+        }
+        if let (true, Some(n)) = (needs.sigterm, probe.after_lines) {
+            let spec = stream_spec(self, signal_after(Signal::SIGTERM));
+            self.add(
+                format!("{} (SIGTERM after {n} line{})", probe.name, plural(n)),
+                RunRole::Sigterm { probe: index },
+                spec,
+                vec![],
+                None,
+            );
+        }
+        if needs.stdout_closed {
+            let close = Trigger {
+                after_lines: 1,
+                action: TriggerAction::CloseStdout,
+            };
+            let spec = stream_spec(self, Some(close));
+            self.add(
+                format!("{} (stdout closed after 1 line)", probe.name),
+                RunRole::StdoutClosed { probe: index },
+                spec,
+                vec![],
+                None,
+            );
+        }
+    }
+
+    /// The kit-made runs with a made-up command word and a made-up flag.
+    fn unknown(&mut self, needs: Needs) {
+        let profile = &self.loaded.profile;
+        if needs.unknown_command {
+            let spec = self.spec(vec![UNKNOWN_COMMAND.into()]);
+            self.add(
+                "unknown command".into(),
+                RunRole::UnknownCommand,
+                spec,
+                vec![],
+                None,
+            );
+        }
+        let first_read = profile
+            .probes
+            .iter()
+            .enumerate()
+            .find(|(_, probe)| probe.kind == ProbeKind::Read);
+        if let (true, Some((index, probe))) = (needs.unknown_flag, first_read) {
+            let argv = probe
+                .argv
+                .iter()
+                .cloned()
+                .chain([UNKNOWN_FLAG.to_string()])
+                .collect();
+            let spec = self.spec(argv);
+            self.add(
+                format!("unknown flag on {}", probe.name),
+                RunRole::UnknownFlag { probe: index },
+                spec,
+                vec![],
+                None,
+            );
+        }
     }
 
     /// A read, invalid or destructive probe: its stdin-closed run, then the runs that
@@ -377,6 +471,22 @@ impl Planner<'_> {
             planned.push(self.add(
                 name.clone(),
                 RunRole::Open { probe: index },
+                spec,
+                vec![closed],
+                Some(closed),
+            ));
+        }
+        if needs.locale && probe.kind == ProbeKind::Read {
+            let spec = RunSpec {
+                env_set: vec![
+                    ("LC_ALL".into(), GERMAN_LOCALE.into()),
+                    ("LANG".into(), GERMAN_LOCALE.into()),
+                ],
+                ..self.spec(probe.argv.clone())
+            };
+            planned.push(self.add(
+                format!("{name} (LC_ALL={GERMAN_LOCALE})"),
+                RunRole::Locale { probe: index },
                 spec,
                 vec![closed],
                 Some(closed),
@@ -529,14 +639,26 @@ impl Planner<'_> {
 
 pub fn stream_label(probe: &Probe) -> String {
     match probe.after_lines {
-        Some(n) => format!(
-            "{} (SIGINT after {n} line{})",
-            probe.name,
-            if n == 1 { "" } else { "s" }
-        ),
+        Some(n) => format!("{} (SIGINT after {n} line{})", probe.name, plural(n)),
         None => probe.name.clone(),
     }
 }
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// The command word no tool has: `unknown_command_exit_2` runs `command` + it.
+pub const UNKNOWN_COMMAND: &str = "conform-no-such-command";
+/// The flag no tool has, appended to the first read probe's argv.
+pub const UNKNOWN_FLAG: &str = "--conform-no-such-flag";
+/// The locale `locale_invariant` runs read probes under: one whose decimal
+/// separator is a comma, whether or not the machine has it installed.
+pub const GERMAN_LOCALE: &str = "de_DE.UTF-8";
 
 #[cfg(test)]
 mod tests {

@@ -75,10 +75,26 @@ pub enum Defect {
     BareExits1,
     /// Invalid input writes `$XDG_CACHE_HOME/democli/last-args` before reporting the error.
     InvalidWritesCache,
+    /// An unknown command exits 1 (GENERAL_ERROR) instead of 2.
+    UnknownCommandExit1,
+    /// Under a German `LC_ALL`/`LANG`, `deployments list` writes version numbers
+    /// with the locale's decimal comma.
+    LocaleDecimalComma,
+    /// `deployments list` leaves a helper process, outside its process group, holding
+    /// stdout for two seconds after democli exits.
+    HelperHoldsStdout,
+    /// Error envelopes lack `error.retryable`.
+    ErrorWithoutRetryable,
+    /// The manifest omits exit 130 from `deployments list`, which a SIGINT returns.
+    ManifestOmitsExit130,
+    /// SIGTERM ends a stream with exit 1 and no cancellation line.
+    SigtermExit1NoCancelLine,
+    /// A closed stdout (EPIPE) panics instead of ending quietly.
+    BrokenPipePanics,
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 32] = [
+    pub const ALL: [(&'static str, Defect); 39] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -129,6 +145,16 @@ impl Defect {
         ("help-creates-config", Defect::HelpCreatesConfig),
         ("bare-exits-1", Defect::BareExits1),
         ("invalid-writes-cache", Defect::InvalidWritesCache),
+        ("unknown-command-exit-1", Defect::UnknownCommandExit1),
+        ("locale-decimal-comma", Defect::LocaleDecimalComma),
+        ("helper-holds-stdout", Defect::HelperHoldsStdout),
+        ("error-without-retryable", Defect::ErrorWithoutRetryable),
+        ("manifest-omits-exit-130", Defect::ManifestOmitsExit130),
+        (
+            "sigterm-exit-1-no-cancel-line",
+            Defect::SigtermExit1NoCancelLine,
+        ),
+        ("broken-pipe-panics", Defect::BrokenPipePanics),
     ];
 
     pub fn from_name(name: &str) -> Option<Defect> {

@@ -6,6 +6,8 @@ use std::io;
 use nix::sys::signal::Signal;
 use serde_json::{json, Map, Value};
 
+use crate::defect::{Defect, Faults};
+
 /// The exit codes democli emits, from the spec's table (REQ-F-001) plus the two
 /// signal codes REQ-F-069 and REQ-F-013 sanction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,6 +156,18 @@ impl CliError {
     /// The envelope's `data` for this failure.
     pub fn payload(&self) -> &Value {
         &self.extra.data
+    }
+
+    /// The `ErrorDetail` object as written, with the defect that drops
+    /// `retryable` applied.
+    pub fn detail_for(&self, faults: Faults) -> Value {
+        let mut detail = self.detail();
+        if faults.on(Defect::ErrorWithoutRetryable) {
+            if let Value::Object(fields) = &mut detail {
+                fields.remove("retryable");
+            }
+        }
+        detail
     }
 
     /// The `ErrorDetail` object. No exit code democli emits is retryable unchanged.

@@ -36,7 +36,12 @@ fn main() -> ExitCode {
     match run(started) {
         Ok(code) => ExitCode::from(code),
         // The reader went away (`democli ... | head`): not an error (REQ-F-014).
-        Err(error) if error.kind() == ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) if error.kind() == ErrorKind::BrokenPipe => {
+            if Faults::from_env().is_ok_and(|faults| faults.on(Defect::BrokenPipePanics)) {
+                panic!("failed printing to stdout: {error}");
+            }
+            ExitCode::SUCCESS
+        }
         Err(error) => {
             output::write_stderr(&format!("democli: cannot write output: {error}\n"));
             ExitCode::from(1)

@@ -142,6 +142,9 @@ impl Ui {
         if self.faults.on(Defect::UnknownFlagExit1) && error.code == "UNKNOWN_FLAG" {
             (exit_code, declared) = (1, 1);
         }
+        if self.faults.on(Defect::UnknownCommandExit1) && error.code == "UNKNOWN_COMMAND" {
+            (exit_code, declared) = (1, 1);
+        }
         if self.faults.on(Defect::EnvelopeExitCodeMismatch) && input_error {
             declared = 1;
         }
@@ -161,7 +164,7 @@ impl Ui {
             self.write_envelope(envelope(
                 declared,
                 error.payload().clone(),
-                Some(error.detail()),
+                Some(error.detail_for(self.faults)),
                 meta.finish(declared),
             ))?;
         }

@@ -96,11 +96,19 @@ impl Stream {
     /// End on a CANCELLED error envelope after `signal`; returns the exit code.
     pub fn cancel(mut self, signal: Signal) -> std::io::Result<u8> {
         let status = Status::for_signal(signal);
-        if self.faults.on(Defect::SigintNoCancelLine) {
+        // Each defect breaks one signal's handling, so that its broken CLI fails
+        // exactly one check.
+        let sigint = signal == Signal::SIGINT;
+        let sigterm = signal == Signal::SIGTERM;
+        if sigint && self.faults.on(Defect::SigintNoCancelLine) {
             self.release()?;
             return Ok(status.code());
         }
-        let exit_code = if self.faults.on(Defect::SigintExit1) {
+        if sigterm && self.faults.on(Defect::SigtermExit1NoCancelLine) {
+            self.release()?;
+            return Ok(1);
+        }
+        let exit_code = if sigint && self.faults.on(Defect::SigintExit1) {
             1
         } else {
             status.code()
@@ -122,7 +130,7 @@ impl Stream {
                 let line = envelope(
                     exit_code,
                     error.payload().clone(),
-                    Some(error.detail()),
+                    Some(error.detail_for(self.faults)),
                     meta.finish(exit_code),
                 );
                 self.line(&line.to_string())?;

@@ -896,6 +896,13 @@ const CHECKS: &[&str] = &[
     "tty_no_color",
     "help_version_pure",
     "invalid_input_no_side_effects",
+    "unknown_command_exit_2",
+    "locale_invariant",
+    "pipes_closed_on_exit",
+    "error_detail",
+    "exit_codes_declared",
+    "sigterm_handled",
+    "sigpipe_quiet",
 ];
 
 #[test]

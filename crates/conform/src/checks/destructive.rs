@@ -162,7 +162,7 @@ fn volatile(key: &str) -> bool {
 }
 
 /// `value` without volatile keys, at any depth.
-fn stable_data(value: Value) -> Value {
+pub(super) fn stable_data(value: Value) -> Value {
     match value {
         Value::Object(map) => Value::Object(
             map.into_iter()

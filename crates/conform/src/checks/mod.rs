@@ -4,6 +4,7 @@
 mod agent_env;
 mod argument_order;
 mod color;
+mod contracts;
 mod destructive;
 mod envelope;
 mod hang;
@@ -11,6 +12,7 @@ mod help;
 mod invalid;
 mod manifest;
 mod profile_consistency;
+mod signals;
 mod stream;
 
 pub mod evidence;
@@ -69,6 +71,13 @@ registry! {
     TtyNoColor => agent_env::TTY_NO_COLOR,
     HelpVersionPure => agent_env::HELP_VERSION_PURE,
     InvalidInputNoSideEffects => agent_env::INVALID_INPUT_NO_SIDE_EFFECTS,
+    UnknownCommandExit2 => contracts::UNKNOWN_COMMAND_EXIT_2,
+    LocaleInvariant => contracts::LOCALE_INVARIANT,
+    PipesClosedOnExit => signals::PIPES_CLOSED_ON_EXIT,
+    ErrorDetail => contracts::ERROR_DETAIL,
+    ExitCodesDeclared => contracts::EXIT_CODES_DECLARED,
+    SigtermHandled => signals::SIGTERM_HANDLED,
+    SigpipeQuiet => signals::SIGPIPE_QUIET,
 }
 
 /// A check: what the catalog says about it, the run variants it reads (the planner
@@ -116,6 +125,39 @@ pub enum Variant {
     Terminal,
     /// `--version`, `--help` and the bare command, each in a fresh sandbox.
     KitIsolated,
+    /// `command` + a made-up command word.
+    UnknownCommand,
+    /// The first read probe + a made-up flag.
+    UnknownFlag,
+    /// Each read probe under a German locale.
+    Locale,
+    /// Each stream probe with `signal`, SIGTERM in its place.
+    Sigterm,
+    /// Each stream probe, the kit closing stdout after the first line.
+    StdoutClosed,
+}
+
+impl Variant {
+    /// Every run on pipes that a probe, the help or manifest argv, or the argument
+    /// order makes (no terminal runs): for checks that judge runs already made.
+    pub const ON_PIPES: &'static [Variant] = &[
+        Variant::Closed,
+        Variant::Open,
+        Variant::NoColor,
+        Variant::Preview,
+        Variant::SecondPreview,
+        Variant::Help,
+        Variant::Manifest,
+        Variant::ArgumentOrder,
+        Variant::Stream,
+        Variant::UnknownCommand,
+        Variant::UnknownFlag,
+        Variant::Locale,
+        Variant::Sigterm,
+        Variant::StdoutClosed,
+        Variant::Isolated,
+        Variant::KitIsolated,
+    ];
 }
 
 impl Variant {
@@ -134,6 +176,11 @@ impl Variant {
             RunRole::Isolated { .. } => Variant::Isolated,
             RunRole::Terminal { .. } => Variant::Terminal,
             RunRole::KitIsolated(_) => Variant::KitIsolated,
+            RunRole::UnknownCommand => Variant::UnknownCommand,
+            RunRole::UnknownFlag { .. } => Variant::UnknownFlag,
+            RunRole::Locale { .. } => Variant::Locale,
+            RunRole::Sigterm { .. } => Variant::Sigterm,
+            RunRole::StdoutClosed { .. } => Variant::StdoutClosed,
         }
     }
 }

@@ -63,8 +63,15 @@ fn named_command<'m>(
     probe: &Probe,
     commands: &'m Map<String, Value>,
 ) -> Option<(String, &'m Value)> {
-    let words: Vec<&str> = probe
-        .argv
+    command_of(&probe.argv, commands)
+}
+
+/// The manifest command an argv names, as [`named_command`] finds it for a probe.
+pub(super) fn command_of<'m>(
+    argv: &[String],
+    commands: &'m Map<String, Value>,
+) -> Option<(String, &'m Value)> {
+    let words: Vec<&str> = argv
         .iter()
         .map(String::as_str)
         .filter(|a| !a.starts_with('-'))

@@ -55,12 +55,17 @@ fn assert_broken(name: &str) {
     }
 }
 
-/// Extension checks that skip when the check they build on failed: `tty_no_color`'s
-/// terminal runs are not made after the read probe's own run hung.
+/// Extension checks that skip when the check or run they build on failed: a valid
+/// manifest, a preview, a read probe's baseline run (the terminal and locale runs
+/// are not made after it hung).
 fn is_dependent(id: &str) -> bool {
     matches!(
         id,
-        "profile_consistency" | "dry_run_stable" | "tty_no_color"
+        "profile_consistency"
+            | "dry_run_stable"
+            | "tty_no_color"
+            | "exit_codes_declared"
+            | "locale_invariant"
     )
 }
 
@@ -121,4 +126,11 @@ broken! {
     stream_seq_gap => "stream-seq-gap",
     unknown_flag_exit_1 => "unknown-flag-exit-1",
     usage_error_exit_64 => "usage-error-exit-64",
+    unknown_command_exit_1 => "unknown-command-exit-1",
+    locale_decimal_comma => "locale-decimal-comma",
+    helper_holds_stdout => "helper-holds-stdout",
+    error_without_retryable => "error-without-retryable",
+    manifest_omits_exit_130 => "manifest-omits-exit-130",
+    sigterm_exit_1_no_cancel_line => "sigterm-exit-1-no-cancel-line",
+    broken_pipe_panics => "broken-pipe-panics",
 }

@@ -25,6 +25,18 @@ fn democli_passes_every_check_of_the_seed_profile() {
         result["checks"].as_array().map(Vec::len),
         Some(conform::checks::CATALOG.len())
     );
+    // The signal and contract extensions among them.
+    for id in [
+        "unknown_command_exit_2",
+        "locale_invariant",
+        "pipes_closed_on_exit",
+        "error_detail",
+        "exit_codes_declared",
+        "sigterm_handled",
+        "sigpipe_quiet",
+    ] {
+        assert_eq!(run.status(id), "pass", "{id}");
+    }
     assert_eq!(run.envelope["ok"], true);
     assert_eq!(run.envelope["meta"]["exit_code"], 0);
     // Every check really judged runs: a pass with nothing checked proves nothing.

@@ -51,6 +51,15 @@ fn the_published_schema_is_closed_so_an_extra_key_fails_it() {
     assert!(!published_result_errors(&result).is_empty());
 }
 
+/// The extension checks' IDs, in catalog order.
+fn extension_ids() -> Vec<&'static str> {
+    conform::checks::CATALOG
+        .iter()
+        .filter(|spec| spec.extension)
+        .map(|spec| spec.name)
+        .collect()
+}
+
 #[test]
 fn conforms_extras_go_in_meta_not_in_data() {
     let run = conform(["run", DEMOCLI]);
@@ -58,14 +67,7 @@ fn conforms_extras_go_in_meta_not_in_data() {
     let meta = &run.envelope["meta"];
     assert_eq!(meta["profile"], DEMOCLI);
     assert!(meta["runs"].as_u64().is_some_and(|n| n > 20), "{meta:#}");
-    assert_eq!(
-        meta["extension_checks"],
-        json!(conform::checks::CATALOG
-            .iter()
-            .filter(|c| c.extension)
-            .map(|c| c.name)
-            .collect::<Vec<_>>())
-    );
+    assert_eq!(meta["extension_checks"], json!(extension_ids()));
     let data = run.result().as_object().expect("data is an object");
     let keys: Vec<&str> = data.keys().map(String::as_str).collect();
     assert_eq!(
@@ -172,14 +174,7 @@ fn the_reference_and_extension_groups_select_their_checks() {
         .flatten()
         .filter_map(|c| c["id"].as_str())
         .collect();
-    assert_eq!(
-        ids,
-        conform::checks::CATALOG
-            .iter()
-            .filter(|c| c.extension)
-            .map(|c| c.name)
-            .collect::<Vec<_>>()
-    );
+    assert_eq!(ids, extension_ids());
     assert_eq!(run.result()["levels"]["level_1"], "incomplete");
 }
 

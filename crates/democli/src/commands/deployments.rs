@@ -61,6 +61,9 @@ pub fn list(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
     if ctx.ui.faults.on(Defect::HangOnList) {
         hang()?;
     }
+    if ctx.ui.faults.on(Defect::HelperHoldsStdout) {
+        spawn_stdout_holder();
+    }
 
     let paint = ctx.ui.stdout_paint();
     let mut plain = if items.is_empty() {
@@ -76,12 +79,48 @@ pub fn list(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
 
     let mut meta = Map::new();
     meta.insert("pagination".into(), pagination);
+    let mut data = json!(items);
+    if ctx.ui.faults.on(Defect::LocaleDecimalComma) && german_locale() {
+        decimal_comma_versions(&mut data);
+    }
     Ok(Outcome::Reply(Reply {
-        data: json!(items),
+        data,
         meta,
         plain,
         committed: false,
     }))
+}
+
+/// Defect: a helper in its own process group (so a kit's group kill misses it)
+/// inherits stdout and keeps it open for two seconds after democli exits, then
+/// exits by itself.
+fn spawn_stdout_holder() {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    // Best effort: without the helper the defect just does not show.
+    let _ = Command::new("sleep")
+        .arg("2")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn();
+}
+
+/// Whether the locale variables name German (`LC_ALL` first, as C does).
+fn german_locale() -> bool {
+    ["LC_ALL", "LC_NUMERIC", "LANG"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok().filter(|value| !value.is_empty()))
+        .is_some_and(|locale| locale.starts_with("de"))
+}
+
+/// Defect: version numbers written with the locale's decimal comma ("1,4,0").
+fn decimal_comma_versions(data: &mut Value) {
+    for item in data.as_array_mut().into_iter().flatten() {
+        if let Some(Value::String(version)) = item.get_mut("version") {
+            *version = version.replace('.', ",");
+        }
+    }
 }
 
 pub fn get(args: &Parsed, _ctx: &Ctx) -> Result<Outcome, Failure> {

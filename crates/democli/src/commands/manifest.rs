@@ -104,9 +104,15 @@ fn entry(command: &Command, faults: Faults) -> Value {
             .collect();
         entry.insert("positionals".into(), Value::Array(positionals));
     }
+    let omitted = |status: Status| {
+        faults.on(Defect::ManifestOmitsExit130)
+            && command.key == "deployments.list"
+            && status == Status::Interrupted
+    };
     let exit_codes: Map<String, Value> = command
         .exits
         .iter()
+        .filter(|exit| !omitted(exit.status))
         .map(|exit| {
             let retryable =
                 faults.on(Defect::ManifestRetryablePartial) && exit.status == Status::Interrupted;
