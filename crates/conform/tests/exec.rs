@@ -8,7 +8,8 @@ use std::sync::Once;
 use std::time::{Duration, Instant};
 
 use conform::exec::{
-    self, Exit, RunErrorKind, RunRecord, RunSpec, Signal, StdinMode, Trigger, TriggerAction,
+    self, Exit, KitKill, RunErrorKind, RunRecord, RunSpec, Signal, StdinMode, Trigger,
+    TriggerAction,
 };
 
 /// Generous bound on what a run may take past its limit.
@@ -239,6 +240,16 @@ fn a_tool_that_never_exits_is_killed_at_the_limit() {
     assert_eq!(record.stdout.bytes, b"started\n");
     assert!(elapsed >= spec.limit);
     assert!(!record.pipe_held_open);
+    // The kill is the kit's, kept apart from the tool's own (absent) exit: the
+    // kit's SIGTERM at the limit ended it.
+    assert_eq!(
+        record.killed_by_kit,
+        Some(KitKill {
+            at_limit: true,
+            signal: Signal::SIGTERM,
+            exit: Exit::Signal(Signal::SIGTERM as i32),
+        })
+    );
 }
 
 #[test]
@@ -251,6 +262,16 @@ fn a_tool_that_ignores_sigterm_is_killed_after_the_grace() {
     assert_eq!(record.stdout.bytes, b"started\n");
     assert!(elapsed >= spec.limit);
     assert!(!record.pipe_held_open);
+    // The kill is the kit's, kept apart from the tool's own (absent) exit: it was
+    // still running at the limit and only SIGKILL ended it.
+    assert_eq!(
+        record.killed_by_kit,
+        Some(KitKill {
+            at_limit: true,
+            signal: Signal::SIGKILL,
+            exit: Exit::Signal(Signal::SIGKILL as i32),
+        })
+    );
 }
 
 /// The pid a fixture printed on its first stdout line.
@@ -322,6 +343,14 @@ fn a_grandchild_that_escaped_the_group_holding_stdout_is_recorded_not_waited_for
     assert!(!record.timed_out);
     assert!(record.pipe_held_open);
     assert!(elapsed < Duration::from_secs(2), "took {elapsed:?}");
+    // The evidence names the holder, read from /proc before the kit let go.
+    let holders: Vec<i32> = record.held_by.iter().map(|h| h.pid).collect();
+    assert_eq!(holders, [pid], "{:?}", record.held_by);
+    assert!(
+        record.held_by[0].cmdline.contains("sleep"),
+        "{:?}",
+        record.held_by
+    );
 }
 
 /// Set when the test below re-runs itself in a process of its own.
@@ -570,5 +599,82 @@ fn sigint_after(after_lines: u64) -> Trigger {
     Trigger {
         after_lines,
         action: TriggerAction::Signal(Signal::SIGINT),
+    }
+}
+
+/// democli's JSON-lines stream (`deployments list --stream`: 20 items, 50 ms
+/// apart), through the launcher the profiles use.
+fn democli_stream(trigger: Trigger) -> RunSpec {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    RunSpec {
+        program: root.join("benchmark/harness/cli/good/democli"),
+        args: ["deployments", "list", "--stream"]
+            .map(String::from)
+            .to_vec(),
+        cwd: root,
+        limit: Duration::from_secs(5),
+        stream: true,
+        trigger: Some(trigger),
+        ..spec("lines.sh")
+    }
+}
+
+/// What the SIGTERM and SIGPIPE checks judge of one run.
+fn signal_outcome(record: &RunRecord) -> String {
+    let stdout = text(&record.stdout.bytes);
+    let last = stdout.lines().last().unwrap_or_default();
+    let cancelled = last.contains("\"CANCELLED\"");
+    format!(
+        "exit {:?}, fired {}, after exit {}, killed {:?}, held {}, cancelled {cancelled}, stderr {:?}",
+        record.exit,
+        record.trigger_fired,
+        record.trigger_after_exit,
+        record.killed_by_kit,
+        record.pipe_held_open,
+        text(&record.stderr.bytes)
+    )
+}
+
+/// `times` runs of `spec`, at most `jobs` at a time, each run's outcome.
+fn outcomes(spec: &RunSpec, times: usize, jobs: usize) -> Vec<String> {
+    let mut reactor = exec::Reactor::new();
+    let mut started = 0;
+    let mut outcomes = Vec::new();
+    while outcomes.len() < times {
+        while started < times && reactor.in_flight() < jobs {
+            reactor.start(started, spec);
+            started += 1;
+        }
+        for (_, record) in reactor.wait() {
+            outcomes.push(signal_outcome(&record));
+        }
+    }
+    outcomes
+}
+
+/// The SIGTERM and close-stdout runs wait on lines and exits, never on time: 50
+/// repetitions give one outcome, one at a time or 16 at once.
+#[test]
+fn sigterm_and_closed_stdout_runs_give_the_same_outcome_every_time() {
+    let sigterm = democli_stream(Trigger {
+        after_lines: 2,
+        action: TriggerAction::Signal(Signal::SIGTERM),
+    });
+    let closed = democli_stream(Trigger {
+        after_lines: 1,
+        action: TriggerAction::CloseStdout,
+    });
+    let handled = "exit Code(143), fired true, after exit false, killed None, held false, cancelled true, stderr \"\"";
+    let quiet = "exit Code(0), fired true, after exit false, killed None, held false, cancelled false, stderr \"\"";
+    for jobs in [1, 16] {
+        for (spec, want) in [(&sigterm, handled), (&closed, quiet)] {
+            let got = outcomes(spec, 50, jobs);
+            let odd: Vec<&String> = got.iter().filter(|o| o.as_str() != want).collect();
+            assert!(
+                odd.is_empty(),
+                "--jobs {jobs}: {} of 50 differ: {odd:?}",
+                odd.len()
+            );
+        }
     }
 }
