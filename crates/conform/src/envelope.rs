@@ -19,18 +19,21 @@ pub enum ExitStatus {
     InvalidInput = 2,
     /// PRECONDITION: at least one check failed (CONFORMANCE_CHECKS_FAILED).
     ChecksFailed = 4,
-    /// conform was interrupted by SIGINT or SIGTERM (128 + SIGINT).
+    /// conform was interrupted by SIGINT (128 + SIGINT).
     Cancelled = 130,
+    /// conform was stopped by SIGTERM (128 + SIGTERM, REQ-F-013).
+    Terminated = 143,
 }
 
 impl ExitStatus {
     /// Every exit code conform can return; its manifest declares exactly these.
-    pub const ALL: [ExitStatus; 5] = [
+    pub const ALL: [ExitStatus; 6] = [
         ExitStatus::Success,
         ExitStatus::GeneralError,
         ExitStatus::InvalidInput,
         ExitStatus::ChecksFailed,
         ExitStatus::Cancelled,
+        ExitStatus::Terminated,
     ];
 
     pub fn code(self) -> i32 {
@@ -45,6 +48,7 @@ impl ExitStatus {
             ExitStatus::InvalidInput => "ARG_ERROR",
             ExitStatus::ChecksFailed => "PRECONDITION",
             ExitStatus::Cancelled => "CANCELLED",
+            ExitStatus::Terminated => "TERMINATED",
         }
     }
 
@@ -62,14 +66,22 @@ impl ExitStatus {
                 "CONFORMANCE_CHECKS_FAILED: at least one check failed; data carries the full result"
             }
             ExitStatus::Cancelled => {
-                "CANCELLED: SIGINT or SIGTERM stopped the runs in progress and killed their process groups"
+                "CANCELLED: SIGINT stopped the runs in progress and killed their process groups"
+            }
+            ExitStatus::Terminated => {
+                "CANCELLED: SIGTERM stopped the runs in progress and killed their process groups"
             }
         }
     }
 
     /// Whether the identical call may succeed when repeated: only an interruption.
     pub fn retryable(self) -> bool {
-        self == ExitStatus::Cancelled
+        self.is_cancellation()
+    }
+
+    /// conform was interrupted (SIGINT) or stopped (SIGTERM).
+    pub fn is_cancellation(self) -> bool {
+        matches!(self, ExitStatus::Cancelled | ExitStatus::Terminated)
     }
 
     /// The worse of two statuses, for runs over several profiles: an invalid
@@ -81,7 +93,7 @@ impl ExitStatus {
                 ExitStatus::ChecksFailed => 1,
                 ExitStatus::InvalidInput => 2,
                 ExitStatus::GeneralError => 3,
-                ExitStatus::Cancelled => 4,
+                ExitStatus::Cancelled | ExitStatus::Terminated => 4,
             }
         }
         if rank(other) > rank(self) {

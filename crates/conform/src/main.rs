@@ -402,7 +402,7 @@ fn run(
     // Off the terminal before the report is printed there.
     drop(progress);
     let status = if conform::exec::cancel_requested() {
-        ExitStatus::Cancelled
+        cli::signals::cancelled_status()
     } else {
         render_run::status(&results)
     };
@@ -421,8 +421,8 @@ fn run(
     if let Some(stream) = stream {
         return end_stream(stream, &results, status, stopped, report_errors, started);
     }
-    if status == ExitStatus::Cancelled {
-        return cancelled(results.len(), output == RunOutput::Json, started);
+    if status.is_cancellation() {
+        return cancelled(status, results.len(), output == RunOutput::Json, started);
     }
     let json_output = output == RunOutput::Json;
     if !report_errors.is_empty() {
@@ -471,7 +471,7 @@ fn end_stream(
     started: Instant,
 ) -> ExitStatus {
     let items = stream.items_emitted();
-    let (status, terminal) = if status == ExitStatus::Cancelled {
+    let (status, terminal) = if status.is_cancellation() {
         let (detail, data) = cancel_detail(results.len());
         let document = envelope(status, data, Some(detail), elapsed_ms(started));
         (status, render_stream::error_line(document, items))
@@ -607,10 +607,15 @@ fn list_checks(
 }
 
 /// conform was interrupted (SIGINT or SIGTERM): the tools it ran were stopped; report
-/// a cancellation, as REQ-F-069 asks of every agent-ready CLI, and exit 130.
-fn cancelled(profiles_done: usize, json_output: bool, started: Instant) -> ExitStatus {
+/// a cancellation, as REQ-F-069 asks of every agent-ready CLI, and exit 130 or 143.
+fn cancelled(
+    status: ExitStatus,
+    profiles_done: usize,
+    json_output: bool,
+    started: Instant,
+) -> ExitStatus {
     let (detail, data) = cancel_detail(profiles_done);
-    report_error(ExitStatus::Cancelled, detail, data, json_output, started)
+    report_error(status, detail, data, json_output, started)
 }
 
 /// The CANCELLED error and its `data` (what was done before the interruption).
@@ -667,7 +672,11 @@ fn init(args: InitArgs, json_output: bool, started: Instant) -> ExitStatus {
             emit_json(&document)
         }
         Ok(outcome) => emit(&outcome.text),
-        Err(failure) => {
+        Err(mut failure) => {
+            // The engine knows it was cancelled, not by which signal.
+            if failure.status.is_cancellation() {
+                failure.status = cli::signals::cancelled_status();
+            }
             let phase = if failure.status == ExitStatus::InvalidInput {
                 "validation"
             } else {
@@ -676,7 +685,7 @@ fn init(args: InitArgs, json_output: bool, started: Instant) -> ExitStatus {
             let detail = ErrorDetail {
                 code: failure.code.into(),
                 message: failure.message,
-                retryable: failure.status == ExitStatus::Cancelled,
+                retryable: failure.status.retryable(),
                 phase: Some(phase),
                 fix_required: Some(failure.fix),
                 context: failure.context.map(|c| *c),

@@ -5,10 +5,28 @@
 //! The handler only sets a flag that the run loops poll; `SA_RESETHAND` makes a
 //! second signal kill conform at once, as users expect from a second Ctrl-C.
 
+use std::sync::atomic::{AtomicI32, Ordering};
+
 use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
 
-extern "C" fn on_signal(_: nix::libc::c_int) {
+use conform::envelope::ExitStatus;
+
+/// The signal that stopped conform (0: none yet).
+static RECEIVED: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_signal(signal: nix::libc::c_int) {
+    RECEIVED.store(signal, Ordering::SeqCst);
     conform::exec::request_cancel();
+}
+
+/// How conform exits once stopped: 130 after SIGINT, 143 after SIGTERM (REQ-F-013:
+/// 128 + the signal), with a CANCELLED envelope either way.
+pub fn cancelled_status() -> ExitStatus {
+    if RECEIVED.load(Ordering::SeqCst) == Signal::SIGTERM as i32 {
+        ExitStatus::Terminated
+    } else {
+        ExitStatus::Cancelled
+    }
 }
 
 /// Install the handlers. Failure to install leaves the default behaviour, which is
@@ -20,7 +38,8 @@ pub fn cancel_on_interrupt() {
         SigSet::empty(),
     );
     for signal in [Signal::SIGINT, Signal::SIGTERM] {
-        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        // SAFETY: the handler only stores to atomics and writes a byte to a pipe,
+        // which are async-signal-safe.
         let _ = unsafe { sigaction(signal, &action) };
     }
 }

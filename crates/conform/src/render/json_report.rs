@@ -29,7 +29,7 @@ pub fn document(
         "schema_version": RESULT_SCHEMA_VERSION,
         "conform_version": env!("CARGO_PKG_VERSION"),
         "exit_code": status.code(),
-        "cancelled": status == ExitStatus::Cancelled,
+        "cancelled": status.is_cancellation(),
         "duration_ms": duration_ms,
         "selected_checks": selected,
         "results": results,

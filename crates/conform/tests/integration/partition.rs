@@ -100,14 +100,16 @@ fn three_shards_are_disjoint_complete_and_add_up_to_the_whole_run() {
             }
         }
         // Split before planning: democli's shard makes no more runs than the whole
-        // (as many when it holds pipes_closed_on_exit, which reads every run) and
+        // (nearly as many when it holds pipes_closed_on_exit, which reads every run on
+        // pipes) and
         // fewer when it does not.
         let reads_every_run = pairs
             .iter()
             .any(|((p, id), _)| *p == 0 && id == "pipes_closed_on_exit");
         let (shard_runs, whole_runs) = (runs_of(&shard, 0), runs_of(&whole, 0));
         if reads_every_run {
-            assert_eq!(shard_runs, whole_runs, "shard {k}");
+            // It reads every run on pipes, not the terminal runs.
+            assert!(shard_runs <= whole_runs, "shard {k}");
         } else {
             assert!(
                 shard_runs < whole_runs,

@@ -68,7 +68,11 @@ fn a_passing_stream_ends_on_its_summary_and_a_failing_one_on_an_error_envelope()
     let last = passed.last().expect("a terminal line");
     assert_eq!(last["_summary"], true);
     let catalog = conform::checks::CATALOG.len();
-    assert_eq!(last["_count"], 2 * catalog, "every check of each of 2 profiles");
+    assert_eq!(
+        last["_count"],
+        2 * catalog,
+        "every check of each of 2 profiles"
+    );
     assert_eq!(passed[0]["_seq"], 1);
     assert_eq!(passed[0]["profile"], passing.clone() + "/1-quick.json");
     assert_eq!(passed[0]["check"]["id"], "no_hang_stdin_closed");

@@ -216,6 +216,11 @@ pub struct Interrupted {
 /// writes its pid), conform gets SIGINT. Waits on the tool's pid file, never on a
 /// fixed sleep alone.
 pub fn interrupt_conform_run() -> Interrupted {
+    signal_conform_run(nix::sys::signal::Signal::SIGINT)
+}
+
+/// [`interrupt_conform_run`] with another signal.
+pub fn signal_conform_run(signal: nix::sys::signal::Signal) -> Interrupted {
     use std::io::Read;
     use std::process::Stdio;
 
@@ -262,7 +267,7 @@ pub fn interrupt_conform_run() -> Interrupted {
         std::thread::sleep(Duration::from_millis(10));
     };
     let conform_pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid fits"));
-    nix::sys::signal::kill(conform_pid, nix::sys::signal::Signal::SIGINT).expect("SIGINT sent");
+    nix::sys::signal::kill(conform_pid, signal).expect("signal sent");
     let status = child.wait().expect("conform exits");
     let mut stdout = String::new();
     child

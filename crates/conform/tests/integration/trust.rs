@@ -8,7 +8,7 @@ use serde_json::json;
 
 use crate::support::{
     conform, conform_reported, conformance_results, hostile, interrupt_conform_run,
-    published_result_errors, schema_errors, temp_profile,
+    published_result_errors, schema_errors, signal_conform_run, temp_profile,
 };
 
 const DEMOCLI: &str = "conformance/profiles/democli.json";
@@ -243,6 +243,13 @@ fn every_exit_code_conform_returns_is_declared_in_its_manifest() {
         .expect("conform runs");
     seen.extend(status.code());
     seen.extend(interrupt_conform_run().status.code());
+    let stopped = signal_conform_run(nix::sys::signal::Signal::SIGTERM);
+    assert!(
+        stopped.stdout.contains("\"CANCELLED\""),
+        "SIGTERM gives a CANCELLED envelope: {}",
+        stopped.stdout
+    );
+    seen.extend(stopped.status.code());
     assert_eq!(
         seen, declared,
         "the exits conform gave, against its manifest"
