@@ -362,15 +362,33 @@ fn not_run(
     reason: &str,
 ) -> ProfileReport {
     let ctx = Context::new(run.profile, plan, records);
-    let checks: Vec<CheckReport> = CATALOG
+    let outcomes = CATALOG
         .iter()
         .filter(|spec| run.checks.contains(&spec.id))
         .map(|spec| {
             let mut outcome = Outcome::new(spec.id);
             outcome.skip(format!("not run: {reason}"));
-            CheckReport::from(outcome)
+            outcome
         })
         .collect();
+    report(run, &ctx, outcomes, elapsed)
+}
+
+/// Judge one profile's made runs.
+fn judge(run: &ProfileRun<'_>, plan: &Plan, records: &Records, elapsed: Duration) -> ProfileReport {
+    let ctx = Context::new(run.profile, plan, records);
+    let outcomes = checks::judge(&ctx, &run.checks);
+    report(run, &ctx, outcomes, elapsed)
+}
+
+/// A profile's report: its checks' outcomes and every run made.
+fn report(
+    run: &ProfileRun<'_>,
+    ctx: &Context<'_>,
+    outcomes: Vec<Outcome>,
+    elapsed: Duration,
+) -> ProfileReport {
+    let checks: Vec<CheckReport> = outcomes.into_iter().map(CheckReport::from).collect();
     let (levels, summary) = verdicts(&checks, &run.checks);
     ProfileReport {
         profile: run.profile.path.display().to_string(),
@@ -379,26 +397,6 @@ fn not_run(
         summary,
         checks,
         runs: ctx.all_runs().iter().map(RunFacts::of).collect(),
-        duration_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
-    }
-}
-
-/// Judge one profile's made runs.
-fn judge(run: &ProfileRun<'_>, plan: &Plan, records: &Records, elapsed: Duration) -> ProfileReport {
-    let ctx = Context::new(run.profile, plan, records);
-    let runs = ctx.all_runs().iter().map(RunFacts::of).collect();
-    let checks: Vec<CheckReport> = checks::judge(&ctx, &run.checks)
-        .into_iter()
-        .map(CheckReport::from)
-        .collect();
-    let (levels, summary) = verdicts(&checks, &run.checks);
-    ProfileReport {
-        profile: run.profile.path.display().to_string(),
-        tool: run.profile.profile.tool.clone(),
-        levels,
-        summary,
-        checks,
-        runs,
         duration_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
     }
 }

@@ -238,13 +238,12 @@ fn last_line_envelope(run: &Judged<'_>) -> Option<Value> {
 
 fn exit_codes_declared(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::ExitCodesDeclared);
-    if ctx.profile.profile.manifest.is_none() {
-        outcome.skip("profile declares no manifest command");
-        return outcome;
-    }
-    let Some(manifest) = super::manifest::judge(ctx).1 else {
-        outcome.skip("the tool gave no valid manifest (manifest_valid reports why)");
-        return outcome;
+    let manifest = match super::manifest::for_checks(ctx) {
+        Ok(manifest) => manifest,
+        Err(reason) => {
+            outcome.skip(reason);
+            return outcome;
+        }
     };
     let empty = Map::new();
     let commands = manifest

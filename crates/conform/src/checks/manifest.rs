@@ -62,3 +62,14 @@ fn manifest_data<'c>(ctx: &'c Context<'_>, run: &Judged<'_>) -> Result<&'c Value
         ))
     }
 }
+
+/// The tool's manifest for the checks that read it, validated as `manifest_valid`
+/// judges it, or why those checks skip.
+pub fn for_checks<'c>(ctx: &'c Context<'_>) -> Result<&'c Value, &'static str> {
+    if ctx.profile.profile.manifest.is_none() {
+        return Err("profile declares no manifest command");
+    }
+    judge(ctx)
+        .1
+        .ok_or("the tool gave no valid manifest (manifest_valid reports why)")
+}

@@ -23,14 +23,16 @@ pub const PROFILE_CONSISTENCY: CheckSpec = CheckSpec {
 /// Judged on the manifest `manifest_valid` accepted (validated again: it is cheap,
 /// and keeps each check's judge standalone).
 fn judge(ctx: &Context<'_>) -> Outcome {
-    let manifest = super::manifest::judge(ctx).1;
     let mut outcome = Outcome::new(CheckId::ProfileConsistency);
-    if ctx.profile.profile.manifest.is_none() {
-        outcome.skip("profile declares no manifest command");
-        return outcome;
-    }
-    let (Some(run), Some(manifest)) = (ctx.run(&RunRole::Manifest), manifest) else {
-        outcome.skip("the tool gave no valid manifest (manifest_valid reports why)");
+    let manifest = match super::manifest::for_checks(ctx) {
+        Ok(manifest) => manifest,
+        Err(reason) => {
+            outcome.skip(reason);
+            return outcome;
+        }
+    };
+    let Some(run) = ctx.run(&RunRole::Manifest) else {
+        outcome.skip("the manifest run was not made");
         return outcome;
     };
     let empty = Map::new();
