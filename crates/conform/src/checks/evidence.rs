@@ -46,6 +46,42 @@ pub struct RunFacts {
     /// For a run in a sandbox: what the sentinel logged and what files appeared.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<SandboxReport>,
+    /// The kit ended the tool (at its limit, or conform was cancelled), kept apart
+    /// from how the tool itself ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub killed_by_kit: Option<KitKillFacts>,
+    /// The processes that still held stdout or stderr when the kit gave up on it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub held_by: Vec<HolderFacts>,
+    /// For a run with a trigger after N lines: whether it fired, and whether line N
+    /// came only after the tool had exited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<TriggerFacts>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct KitKillFacts {
+    pub at_limit: bool,
+    /// The last signal the kit needed: SIGTERM, or SIGKILL when the tool outlived
+    /// the grace after SIGTERM.
+    pub signal: String,
+    /// How the tool then ended: its exit code, or the signal that killed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_signal: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HolderFacts {
+    pub pid: i32,
+    pub cmdline: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TriggerFacts {
+    pub fired: bool,
+    pub after_exit: bool,
 }
 
 impl RunFacts {
@@ -71,6 +107,30 @@ impl RunFacts {
             pipe_held_open: r.pipe_held_open,
             error: r.error.as_ref().map(|e| e.message.clone()),
             sandbox: r.sandbox.clone(),
+            killed_by_kit: r.killed_by_kit.map(|kill| KitKillFacts {
+                at_limit: kill.at_limit,
+                signal: kill.signal.as_str().to_string(),
+                exit_code: match kill.exit {
+                    Exit::Code(code) => Some(code),
+                    _ => None,
+                },
+                exit_signal: match kill.exit {
+                    Exit::Signal(n) => Some(signal_name(n)),
+                    _ => None,
+                },
+            }),
+            held_by: r
+                .held_by
+                .iter()
+                .map(|h| HolderFacts {
+                    pid: h.pid,
+                    cmdline: h.cmdline.clone(),
+                })
+                .collect(),
+            trigger: run.planned.spec.trigger.map(|_| TriggerFacts {
+                fired: r.trigger_fired,
+                after_exit: r.trigger_after_exit,
+            }),
         }
     }
 }

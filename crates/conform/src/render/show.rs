@@ -298,6 +298,9 @@ mod tests {
             pipe_held_open: false,
             error: None,
             sandbox: None,
+            killed_by_kit: None,
+            held_by: Vec::new(),
+            trigger: None,
         }
     }
 

@@ -55,6 +55,15 @@ fn a_tool_that_never_exits_fails_no_hang_within_its_limit() {
         run.check("no_hang_stdin_closed")["failures"][0]["timed_out"],
         true
     );
+    // The report keeps the kit's kill apart from the tool's own ending.
+    let kill = &run.reported("no_hang_stdin_closed")["failures"][0]["killed_by_kit"];
+    assert_eq!(kill["at_limit"], true, "{:#}", run.report);
+    assert!(
+        kill["signal"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("SIG")),
+        "{kill:#}"
+    );
     // The open run is not made after the closed one hit the limit, as in the reference.
     assert_eq!(run.check("no_hang_stdin_open")["runs_checked"], 0);
     within_limit(run.elapsed, LIMIT);
@@ -85,6 +94,16 @@ fn a_grandchild_holding_stdout_does_not_keep_the_kit_waiting() {
     assert_eq!(failure["timed_out"], false, "{:#}", run.report);
     assert_eq!(failure["exit_code"], 0);
     assert_eq!(failure["pipe_held_open"], true, "{failure:#}");
+    // The holder is named: the grandchild whose pid the tool printed.
+    let printed: Option<i64> = failure["stdout_excerpt"]
+        .as_str()
+        .and_then(|s| s.trim().parse().ok());
+    assert!(
+        failure["held_by"]
+            .as_array()
+            .is_some_and(|holders| holders.iter().any(|h| h["pid"].as_i64() == printed)),
+        "{failure:#}"
+    );
     assert!(
         run.elapsed < Duration::from_secs(3),
         "waited {:?} for a grandchild's pipe",

@@ -42,6 +42,9 @@ fn facts(probe: &str, pointer: &str, argv: &[&str]) -> RunFacts {
         pipe_held_open: false,
         error: None,
         sandbox: None,
+        killed_by_kit: None,
+        held_by: Vec::new(),
+        trigger: None,
     }
 }
 

@@ -98,6 +98,16 @@ fn the_json_report_holds_every_run_and_validates_against_its_schema() {
         .as_array()
         .is_some_and(|env| env.contains(&json!("NO_COLOR=1")))));
     assert_eq!(report["profile"], DEMOCLI);
+    // Runs with a trigger say whether it fired.
+    let sigint = runs
+        .iter()
+        .find(|r| {
+            r["probe"]
+                .as_str()
+                .is_some_and(|p| p.contains("(SIGINT after"))
+        })
+        .expect("the SIGINT stream run");
+    assert_eq!(sigint["trigger"]["fired"], true, "{sigint:#}");
     assert_eq!(run.report["exit_code"], 0);
     assert_eq!(
         run.report["selected_checks"].as_array().map(Vec::len),
