@@ -216,7 +216,7 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exec::{Captured, Exit, RunRecord, StdinMode};
+    use crate::exec::{Exit, RunRecord, StdinMode};
     use crate::plan::{PlannedRun, RunRole};
     use std::sync::Mutex;
     use std::time::Duration;
@@ -286,25 +286,13 @@ mod tests {
 
     fn record(timed_out: bool) -> RunRecord {
         RunRecord {
-            argv: vec![],
-            stdin: StdinMode::Closed,
-            env_changes: vec![],
             exit: if timed_out {
                 Exit::Unknown
             } else {
                 Exit::Code(0)
             },
             timed_out,
-            duration: Duration::ZERO,
-            stdout: Captured::default(),
-            stderr: Captured::default(),
-            trigger_fired: false,
-            trigger_after_exit: false,
-            pipe_held_open: false,
-            killed_by_kit: None,
-            held_by: Vec::new(),
-            error: None,
-            sandbox: None,
+            ..RunRecord::new(&planned("tool", vec![], None).spec)
         }
     }
 

@@ -15,7 +15,7 @@ use crate::exec::{Exit, SandboxReport};
 pub const EXCERPT_BYTES: usize = 2048;
 
 /// Everything conform records about one made run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct RunFacts {
     /// The run's label: the probe's name first, or `--help`, `manifest`, ...
     pub probe: String,

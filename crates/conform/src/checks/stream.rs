@@ -543,25 +543,13 @@ mod tests {
             gate: None,
         };
         let record = RunRecord {
-            argv: vec!["tool".to_string()],
-            stdin: StdinMode::Closed,
-            env_changes: vec![],
             exit: Exit::Code(0),
-            timed_out: false,
-            duration: Duration::ZERO,
             stdout: Captured {
                 total_bytes: bytes.len() as u64,
                 bytes,
                 truncated: false,
             },
-            stderr: Captured::default(),
-            trigger_fired: false,
-            trigger_after_exit: false,
-            pipe_held_open: false,
-            killed_by_kit: None,
-            held_by: Vec::new(),
-            error: None,
-            sandbox: None,
+            ..RunRecord::new(&planned.spec)
         };
         let run = Judged {
             index: 0,

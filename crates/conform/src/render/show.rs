@@ -287,20 +287,9 @@ mod tests {
             argv: argv.iter().map(|s| s.to_string()).collect(),
             stdin,
             exit_code: Some(0),
-            timed_out: false,
             duration_ms: 1,
-            signal: None,
             env: env.iter().map(|s| s.to_string()).collect(),
-            stdout_bytes: 0,
-            stderr_bytes: 0,
-            stdout_excerpt: String::new(),
-            stderr_excerpt: String::new(),
-            pipe_held_open: false,
-            error: None,
-            sandbox: None,
-            killed_by_kit: None,
-            held_by: Vec::new(),
-            trigger: None,
+            ..Default::default()
         }
     }
 

@@ -31,20 +31,9 @@ fn facts(probe: &str, pointer: &str, argv: &[&str]) -> RunFacts {
             .collect(),
         stdin: "closed",
         exit_code: Some(0),
-        timed_out: false,
         duration_ms: 12,
-        signal: None,
         env: vec!["TERM=xterm-256color".into()],
-        stdout_bytes: 0,
-        stderr_bytes: 0,
-        stdout_excerpt: String::new(),
-        stderr_excerpt: String::new(),
-        pipe_held_open: false,
-        error: None,
-        sandbox: None,
-        killed_by_kit: None,
-        held_by: Vec::new(),
-        trigger: None,
+        ..Default::default()
     }
 }
 
