@@ -16,6 +16,7 @@ use cli::output::{elapsed_ms, emit, emit_json, emit_json_line, finish, report_er
 use conform::checks::{CheckId, CATALOG};
 use conform::envelope::{envelope, ErrorDetail, ExitStatus};
 use conform::events::Reporter;
+use conform::exec::Session;
 use conform::partition::Partition;
 use conform::plan::RunOptions;
 use conform::render::json_report as render_json_report;
@@ -82,7 +83,9 @@ fn main() -> ExitCode {
             } else {
                 RunOutput::Text
             };
-            let status = run(
+            // The session's scratch directory goes with `config`, also after a
+            // Ctrl-C.
+            run(
                 &profiles,
                 &selection,
                 &config,
@@ -90,11 +93,7 @@ fn main() -> ExitCode {
                 output,
                 style,
                 started,
-            );
-            // Every run removed its own sandbox; this removes the kit's directory
-            // that held them, also after a Ctrl-C.
-            conform::exec::remove_kit_dir();
-            status
+            )
         }
     };
     ExitCode::from(status.code() as u8)
@@ -147,6 +146,7 @@ fn run_config(
         jobs,
         options: RunOptions { capture_limit },
         fail_fast: false,
+        session: Session::default(),
     };
     (Selection { checks, partition }, config)
 }
@@ -372,7 +372,7 @@ fn run(
         .collect();
     // Split before planning, so a shard makes only the runs its own checks need.
     let per_profile = selection.per_profile(profiles.len());
-    cli::signals::cancel_on_interrupt();
+    cli::signals::cancel_on_interrupt(config.session.cancel());
     let runs: Vec<ProfileRun<'_>> = profiles
         .into_iter()
         .zip(per_profile)
@@ -401,7 +401,7 @@ fn run(
     };
     // Off the terminal before the report is printed there.
     drop(progress);
-    let status = if conform::exec::cancel_requested() {
+    let status = if config.session.cancel().is_cancelled() {
         cli::signals::cancelled_status()
     } else {
         render_run::status(&results)
@@ -652,9 +652,10 @@ fn init(args: InitArgs, json_output: bool, started: Instant) -> ExitStatus {
         output: args.output,
         yes: args.yes,
         dry_run: args.dry_run,
+        session: Session::default(),
     };
     // A Ctrl-C stops the tool run in progress (its own process group) too.
-    cli::signals::cancel_on_interrupt();
+    cli::signals::cancel_on_interrupt(request.session.cancel());
     let outcome = conform::init::execute(&request);
     let warnings = match &outcome {
         Ok(outcome) => &outcome.warnings,

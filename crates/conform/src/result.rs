@@ -21,7 +21,7 @@ use crate::checks::evidence::{Failure, RunFacts};
 use crate::checks::{self, CheckId, Context, Evidence, Judged, Outcome, Status, CATALOG};
 use crate::envelope::RESULT_SCHEMA_VERSION;
 use crate::events::{Event, Reporter};
-use crate::exec::{self, Reactor};
+use crate::exec::{Reactor, Session};
 use crate::plan::{self, Plan, RunOptions};
 use crate::profile::LoadedProfile;
 use crate::schedule::{self, Progress, Records};
@@ -211,6 +211,8 @@ pub struct RunConfig {
     pub options: RunOptions,
     /// Start no further run once a check has failed (`--fail-fast`).
     pub fail_fast: bool,
+    /// The suite's cancellation and scratch directory.
+    pub session: Session,
 }
 
 /// What [`run_profiles`] made of the profiles.
@@ -296,7 +298,7 @@ pub fn run_profiles(
     // Plans that lost runs to the stop flag: they are reported as not run.
     let mut cut = vec![false; plans.len()];
     let mut reports: Vec<Option<ProfileReport>> = vec![None; plans.len()];
-    let mut executor = Reactor::new();
+    let mut executor = Reactor::new(&config.session);
     schedule::execute(
         &plan_refs,
         config.jobs,
@@ -327,7 +329,7 @@ pub fn run_profiles(
             Progress::PlanDone(p, records) => {
                 // Interrupted: runs were killed or not made, so a verdict on them
                 // would be false. Such profiles are left out, not judged.
-                if exec::cancel_requested() {
+                if config.session.cancel().is_cancelled() {
                     return;
                 }
                 let elapsed = started[p].map_or(Duration::ZERO, |at| at.elapsed());

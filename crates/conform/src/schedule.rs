@@ -41,6 +41,8 @@ pub trait Executor {
     fn in_flight(&self) -> usize;
     /// Blocks until something happens; returns the runs that finished (maybe none).
     fn wait(&mut self) -> Vec<(RunKey, RunRecord)>;
+    /// The suite was cancelled: no further run is made.
+    fn cancelled(&self) -> bool;
 }
 
 impl Executor for Reactor<RunKey> {
@@ -58,6 +60,10 @@ impl Executor for Reactor<RunKey> {
 
     fn wait(&mut self) -> Vec<(RunKey, RunRecord)> {
         Reactor::wait(self)
+    }
+
+    fn cancelled(&self) -> bool {
+        Reactor::cancelled(self)
     }
 }
 
@@ -109,12 +115,11 @@ impl<'p> Pool<'p> {
         self.outstanding.iter().all(|&n| n == 0)
     }
 
-    /// A run that is not made: its gate run hit the limit, or conform was cancelled.
-    fn skipped(&self, (p, index): RunKey) -> bool {
-        crate::exec::cancel_requested()
-            || self.plans[p].runs[index]
-                .gate
-                .is_some_and(|gate| self.records[p][gate].as_ref().is_none_or(|r| r.timed_out))
+    /// A run that is not made: its gate run hit the limit.
+    fn gated(&self, (p, index): RunKey) -> bool {
+        self.plans[p].runs[index]
+            .gate
+            .is_some_and(|gate| self.records[p][gate].as_ref().is_none_or(|r| r.timed_out))
     }
 
     fn finish(
@@ -165,7 +170,7 @@ pub fn execute(
             let Some(key) = pool.ready.pop_front() else {
                 break;
             };
-            if pool.skipped(key) || stop.load(Ordering::Relaxed) {
+            if executor.cancelled() || pool.gated(key) || stop.load(Ordering::Relaxed) {
                 pool.finish(key, None, &mut on);
                 continue;
             }
@@ -241,6 +246,9 @@ mod tests {
         }
         fn wait(&mut self) -> Vec<(RunKey, RunRecord)> {
             std::mem::take(&mut self.started)
+        }
+        fn cancelled(&self) -> bool {
+            false
         }
     }
 

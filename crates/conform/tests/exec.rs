@@ -8,7 +8,7 @@ use std::sync::Once;
 use std::time::{Duration, Instant};
 
 use conform::exec::{
-    self, Exit, KitKill, RunErrorKind, RunRecord, RunSpec, Signal, StdinMode, Trigger,
+    self, Exit, KitKill, RunErrorKind, RunRecord, RunSpec, Session, Signal, StdinMode, Trigger,
     TriggerAction,
 };
 
@@ -41,7 +41,7 @@ fn spec(name: &str) -> RunSpec {
 /// Runs `spec`, asserting the record arrived within its limit plus `SLACK`.
 fn run(spec: &RunSpec) -> (RunRecord, Duration) {
     let started = Instant::now();
-    let record = exec::run(spec);
+    let record = exec::run(spec, &Session::default());
     let elapsed = started.elapsed();
     assert!(
         elapsed < spec.limit + SLACK,
@@ -405,10 +405,11 @@ fn cancel_stops_a_stream_whose_exited_tool_left_stdout_held() {
     spec.limit = Duration::from_secs(60);
     spec.env_set = vec![("CONFORM_TEST_FIFO".into(), fifo.display().to_string())];
 
+    let session = Session::default();
     let (record, elapsed, grandchild) = std::thread::scope(|scope| {
         let running = scope.spawn(|| {
             let started = Instant::now();
-            let record = exec::run(&spec);
+            let record = exec::run(&spec, &session);
             (record, started.elapsed())
         });
         // The grandchild writes its pid once the tool has exited and the kit has
@@ -421,7 +422,7 @@ fn cancel_stops_a_stream_whose_exited_tool_left_stdout_held() {
             .read_line(&mut line)
             .expect("pid read");
         let grandchild: i32 = line.trim().parse().expect("a pid");
-        exec::request_cancel();
+        session.cancel().cancel();
         let (record, elapsed) = running.join().expect("the run returns");
         (record, elapsed, grandchild)
     });
@@ -637,7 +638,7 @@ fn signal_outcome(record: &RunRecord) -> String {
 
 /// `times` runs of `spec`, at most `jobs` at a time, each run's outcome.
 fn outcomes(spec: &RunSpec, times: usize, jobs: usize) -> Vec<String> {
-    let mut reactor = exec::Reactor::new();
+    let mut reactor = exec::Reactor::new(&Session::default());
     let mut started = 0;
     let mut outcomes = Vec::new();
     while outcomes.len() < times {

@@ -2,21 +2,30 @@
 //!
 //! Tools run in process groups of their own, so a Ctrl-C at the terminal reaches
 //! conform but not them; if conform died at once, a hung tool would run on forever.
-//! The handler only sets a flag that the run loops poll; `SA_RESETHAND` makes a
-//! second signal kill conform at once, as users expect from a second Ctrl-C.
+//! The handler only cancels the command's session (an atomic store and a byte on
+//! its wake pipe); `SA_RESETHAND` makes a second signal kill conform at once, as
+//! users expect from a second Ctrl-C. Signals are process-wide, so this one static
+//! lives here in the binary, not in the engine.
 
 use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::OnceLock;
 
 use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
 
 use conform::envelope::ExitStatus;
+use conform::exec::Cancel;
 
 /// The signal that stopped conform (0: none yet).
 static RECEIVED: AtomicI32 = AtomicI32::new(0);
 
+/// What a signal cancels: the session of the one command conform runs.
+static CANCEL: OnceLock<Cancel> = OnceLock::new();
+
 extern "C" fn on_signal(signal: nix::libc::c_int) {
     RECEIVED.store(signal, Ordering::SeqCst);
-    conform::exec::request_cancel();
+    if let Some(cancel) = CANCEL.get() {
+        cancel.cancel();
+    }
 }
 
 /// How conform exits once stopped: 130 after SIGINT, 143 after SIGTERM (REQ-F-013:
@@ -29,9 +38,11 @@ pub fn cancelled_status() -> ExitStatus {
     }
 }
 
-/// Install the handlers. Failure to install leaves the default behaviour, which is
-/// still correct, only less tidy.
-pub fn cancel_on_interrupt() {
+/// Install the handlers, which cancel `cancel`. Failure to install leaves the
+/// default behaviour, which is still correct, only less tidy.
+pub fn cancel_on_interrupt(cancel: &Cancel) {
+    // conform runs one command per process: the first session is the one.
+    let _ = CANCEL.set(cancel.clone());
     let action = SigAction::new(
         SigHandler::Handler(on_signal),
         SaFlags::SA_RESETHAND | SaFlags::SA_RESTART,

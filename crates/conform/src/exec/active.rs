@@ -13,6 +13,7 @@ use super::capture::Pipe;
 use super::cpu;
 use super::process::Process;
 use super::sandbox;
+use super::session::Scratch;
 use super::{
     holders, spawn, Exit, KitKill, RunError, RunErrorKind, RunRecord, RunSpec, TriggerAction,
 };
@@ -85,10 +86,15 @@ pub(super) struct Active {
 
 impl Active {
     /// Spawns the tool; a run that cannot start is a finished record at once.
-    pub(super) fn start(spec: &RunSpec) -> Result<Active, Box<RunRecord>> {
+    pub(super) fn start(spec: &RunSpec, scratch: &Scratch) -> Result<Active, Box<RunRecord>> {
         let mut record = RunRecord::new(spec);
         let started = Instant::now();
-        let made = match spec.sandbox.as_ref().map(sandbox::make).transpose() {
+        let made = match spec
+            .sandbox
+            .as_ref()
+            .map(|sandbox| sandbox::make(sandbox, scratch))
+            .transpose()
+        {
             Ok(made) => made,
             Err(err) => {
                 record.error = Some(RunError {

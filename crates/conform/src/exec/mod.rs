@@ -37,51 +37,23 @@ mod holders;
 mod process;
 mod reactor;
 mod sandbox;
+mod session;
 mod spawn;
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicI32;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 pub use holders::PipeHolder;
 pub use nix::sys::signal::Signal;
 pub use reactor::Reactor;
-pub use sandbox::{
-    remove_kit_dir, Sandbox, SandboxReport, SentinelCall, EDITOR_VARS, OPENERS, PAGER_VARS,
-};
-
-static CANCEL_REQUESTED: AtomicBool = AtomicBool::new(false);
-
-/// The write end of the wake pipe of the reactor in progress (-1 when none), so a
-/// cancel wakes its `poll` at once.
-static WAKE_FD: AtomicI32 = AtomicI32::new(-1);
-
-/// Ask every run in progress to stop (their process groups are killed as at the
-/// limit) and every run not yet started to be skipped. Async-signal-safe: conform's
-/// SIGINT and SIGTERM handlers call it (an atomic store and a `write`).
-pub fn request_cancel() {
-    CANCEL_REQUESTED.store(true, Ordering::SeqCst);
-    let fd = WAKE_FD.load(Ordering::SeqCst);
-    if fd >= 0 {
-        // SAFETY: write(2) is async-signal-safe; a full or closed pipe only means
-        // the reactor is already awake or gone.
-        unsafe {
-            nix::libc::write(fd, [1u8].as_ptr().cast(), 1);
-        }
-    }
-}
-
-/// Whether [`request_cancel`] was called.
-pub fn cancel_requested() -> bool {
-    CANCEL_REQUESTED.load(Ordering::SeqCst)
-}
+pub use sandbox::{Sandbox, SandboxReport, SentinelCall, EDITOR_VARS, OPENERS, PAGER_VARS};
+pub use session::{Cancel, Session};
 
 /// Makes one run as described in the module docs and records what the tool did.
 /// Never panics and never outlasts `spec.limit` by more than about a second; a
 /// program that cannot be started yields a record with `error` set.
-pub fn run(spec: &RunSpec) -> RunRecord {
-    let mut reactor = Reactor::new();
+pub fn run(spec: &RunSpec, session: &Session) -> RunRecord {
+    let mut reactor = Reactor::new(session);
     reactor.start(0usize, spec);
     loop {
         if let Some((_, record)) = reactor.wait().into_iter().next() {

@@ -1,19 +1,15 @@
 //! The reactor: drives every active run on one thread with a single `poll` over
 //! their pipes and pidfds and a wake pipe, timed out by the earliest deadline.
 
-use std::os::fd::{AsFd, OwnedFd};
-use std::os::unix::io::AsRawFd;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
-use nix::fcntl::OFlag;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use super::active::{Active, Source};
 use super::cpu;
-use super::{cancel_requested, RunRecord, RunSpec, WAKE_FD};
+use super::{RunRecord, RunSpec, Session};
 
 /// The wait between looks at a process whose exit cannot be polled (no pidfd).
 const FALLBACK_WAIT: Duration = Duration::from_millis(5);
@@ -25,30 +21,18 @@ pub struct Reactor<K> {
     active: Vec<(K, Active)>,
     /// Records ready to hand out: runs that could not start, or just finished.
     finished: Vec<(K, RunRecord)>,
-    /// Written by [`super::request_cancel`], so a Ctrl-C wakes the poll at once.
-    wake: Option<(OwnedFd, OwnedFd)>,
+    /// Its cancel wakes the poll at once; its scratch directory holds sandboxes.
+    session: Session,
     cancelled: bool,
     buf: Vec<u8>,
 }
 
-impl<K> Default for Reactor<K> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl<K> Reactor<K> {
-    pub fn new() -> Self {
-        let wake = nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK).ok();
-        if let Some((_, write)) = &wake {
-            // The newest reactor is the one a cancel must wake; conform runs one
-            // at a time.
-            WAKE_FD.store(write.as_raw_fd(), Ordering::SeqCst);
-        }
+    pub fn new(session: &Session) -> Self {
         Reactor {
             active: Vec::new(),
             finished: Vec::new(),
-            wake,
+            session: session.clone(),
             cancelled: false,
             buf: vec![0; READ_CHUNK],
         }
@@ -57,9 +41,9 @@ impl<K> Reactor<K> {
     /// Starts a run now. A run that cannot start is a finished record handed out by
     /// the next [`Reactor::wait`].
     pub fn start(&mut self, key: K, spec: &RunSpec) {
-        match Active::start(spec) {
+        match Active::start(spec, &self.session.scratch) {
             Ok(mut active) => {
-                if self.cancelled || cancel_requested() {
+                if self.cancelled || self.session.cancel.is_cancelled() {
                     active.cancel(Instant::now());
                 }
                 self.active.push((key, active));
@@ -72,6 +56,11 @@ impl<K> Reactor<K> {
     /// slot. Runs that only wait (an idle tool, a grace, a held pipe) hold none.
     pub fn busy(&self) -> usize {
         self.active.iter().filter(|(_, a)| a.busy()).count()
+    }
+
+    /// Whether the session was cancelled.
+    pub fn cancelled(&self) -> bool {
+        self.cancelled || self.session.cancel.is_cancelled()
     }
 
     /// Runs started and not yet handed out.
@@ -119,8 +108,9 @@ impl<K> Reactor<K> {
                     fds.push(PollFd::new(fd, PollFlags::POLLIN));
                 }
             }
-            if let Some((read, _)) = &self.wake {
-                fds.push(PollFd::new(read.as_fd(), PollFlags::POLLIN));
+            // Once cancelled, the wake pipe stays readable: stop polling it.
+            if let Some(wake) = self.session.cancel.wake_fd().filter(|_| !self.cancelled) {
+                fds.push(PollFd::new(wake, PollFlags::POLLIN));
             }
             match poll(&mut fds, poll_timeout(timeout)) {
                 // EINTR: a signal handler ran (a cancel writes the wake pipe too).
@@ -140,7 +130,6 @@ impl<K> Reactor<K> {
                 .map(|(_, owner)| *owner)
                 .collect()
         };
-        self.drain_wake();
         for (index, source) in ready {
             let buf = &mut self.buf;
             if let Some((_, active)) = self.active.get_mut(index) {
@@ -149,7 +138,7 @@ impl<K> Reactor<K> {
         }
         let now = Instant::now();
         self.sample_cpu(now);
-        let cancel = !self.cancelled && cancel_requested();
+        let cancel = !self.cancelled && self.session.cancel.is_cancelled();
         self.cancelled |= cancel;
         for (_, active) in &mut self.active {
             if cancel {
@@ -171,23 +160,6 @@ impl<K> Reactor<K> {
                 let group = active.group();
                 active.sample(ticks.get(&group).copied(), now);
             }
-        }
-    }
-
-    fn drain_wake(&self) {
-        if let Some((read, _)) = &self.wake {
-            let mut sink = [0u8; 64];
-            while matches!(nix::unistd::read(read, &mut sink), Ok(n) if n > 0) {}
-        }
-    }
-}
-
-impl<K> Drop for Reactor<K> {
-    fn drop(&mut self) {
-        if let Some((_, write)) = &self.wake {
-            // Only forget the fd if it is still ours.
-            let _ =
-                WAKE_FD.compare_exchange(write.as_raw_fd(), -1, Ordering::SeqCst, Ordering::SeqCst);
         }
     }
 }

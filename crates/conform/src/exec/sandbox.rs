@@ -1,22 +1,22 @@
 //! Sandboxes for the isolated and terminal runs: fresh, empty HOME, XDG directories
 //! and TMPDIR, and a sentinel program standing in for pagers, editors and browsers.
 //!
-//! Every sandbox lives in one kit-owned directory (`conform-<pid>-...` under the
-//! system temp dir), made on first use. A sandbox is made just before its run is
-//! spawned and removed when the run's record is taken, which happens on every path
-//! a run can end by (exit, limit, cancel, internal error); a dropped sandbox removes
-//! itself too. [`remove_kit_dir`] removes the parent, for what an interrupted kit
-//! could not reach.
+//! Every sandbox lives in its session's scratch directory (`conform-<pid>-...` under
+//! the system temp dir). A sandbox is made just before its run is spawned and
+//! removed when the run's record is taken, which happens on every path a run can
+//! end by (exit, limit, cancel, internal error); a dropped sandbox removes itself
+//! too, and the scratch directory goes with the session, for what an interrupted
+//! kit could not reach.
 
 use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 
 use serde::Serialize;
+
+use super::session::Scratch;
 
 /// Variables a pager is found by.
 pub const PAGER_VARS: &[&str] = &["PAGER", "GIT_PAGER", "MANPAGER"];
@@ -113,39 +113,9 @@ pub(super) struct Made {
     pub(super) described: Vec<String>,
 }
 
-static KIT_DIR: Mutex<Option<PathBuf>> = Mutex::new(None);
-static NEXT: AtomicU64 = AtomicU64::new(0);
-
-/// The kit's own temp directory, made on first use.
-fn kit_dir() -> io::Result<PathBuf> {
-    let mut dir = KIT_DIR
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(dir) = dir.as_ref() {
-        return Ok(dir.clone());
-    }
-    let made = tempfile::Builder::new()
-        .prefix(&format!("conform-{}-", std::process::id()))
-        .tempdir()?
-        .keep();
-    *dir = Some(made.clone());
-    Ok(made)
-}
-
-/// Removes the kit's temp directory and whatever is left in it. conform calls it
-/// before it exits, interrupted or not.
-pub fn remove_kit_dir() {
-    let mut dir = KIT_DIR
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(path) = dir.take() {
-        remove_tree(&path);
-    }
-}
-
 /// Makes a run's sandbox.
-pub(super) fn make(sandbox: &Sandbox) -> io::Result<Made> {
-    let dir = kit_dir()?.join(format!("run-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
+pub(super) fn make(sandbox: &Sandbox, scratch: &Scratch) -> io::Result<Made> {
+    let dir = scratch.run_dir()?;
     fs::create_dir(&dir)?;
     // From here on, a failure removes what was made (Drop).
     let mut made = Made {
@@ -291,7 +261,7 @@ fn list(root: &Path, dir: &Path, out: &mut Vec<String>) {
 }
 
 /// Removes a tree; a tool that made a directory unwritable cannot keep it there.
-fn remove_tree(path: &Path) {
+pub(super) fn remove_tree(path: &Path) {
     if fs::remove_dir_all(path).is_ok() || !path.exists() {
         return;
     }
@@ -317,7 +287,8 @@ mod tests {
 
     #[test]
     fn the_sentinel_logs_its_name_and_argv_and_the_sandbox_is_removed() {
-        let made = make(&Sandbox::isolated()).expect("sandbox");
+        let scratch = Scratch::default();
+        let made = make(&Sandbox::isolated(), &scratch).expect("sandbox");
         let dir = made.dir.clone();
         let env = |name: &str| {
             made.env

@@ -22,7 +22,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::envelope::ExitStatus;
-use crate::exec::{self, RunRecord, RunSpec, StdinMode};
+use crate::exec::{self, RunRecord, RunSpec, Session, StdinMode};
 use crate::profile;
 
 pub use crate::file::write_atomic;
@@ -60,6 +60,8 @@ pub struct Request {
     pub yes: bool,
     /// Show what would be written; write nothing.
     pub dry_run: bool,
+    /// Its cancel stops the tool run in progress.
+    pub session: Session,
 }
 
 /// A non-fatal diagnostic, shaped as the spec's WarningDetail.
@@ -283,6 +285,7 @@ pub fn generate(request: &Request) -> Result<Generated, Failure> {
         cwd: dir.clone(),
         limit: Duration::from_secs(request.timeout_seconds),
         shown: request.tool.join(" "),
+        session: request.session.clone(),
     };
     let mut doc = Map::new();
     doc.insert("schema_version".into(), json!("1.0"));
@@ -302,7 +305,7 @@ pub fn generate(request: &Request) -> Result<Generated, Failure> {
         }
         Source::Help => help::profile_from(&mut |args| runner.help(args))?,
     };
-    if exec::cancel_requested() {
+    if request.session.cancel().is_cancelled() {
         return Err(Failure::new(
             ExitStatus::Cancelled,
             "CANCELLED",
@@ -459,24 +462,28 @@ struct Runner {
     limit: Duration,
     /// The tool as the user typed it, for messages.
     shown: String,
+    session: Session,
 }
 
 impl Runner {
     fn run(&self, argv: &[String], stream: bool, env_set: Vec<(String, String)>) -> RunRecord {
-        exec::run(&RunSpec {
-            program: self.program.clone(),
-            args: self.args.iter().chain(argv).cloned().collect(),
-            cwd: self.cwd.clone(),
-            env_set,
-            stdin: StdinMode::Closed,
-            limit: self.limit,
-            capture_limit: exec::DEFAULT_CAPTURE_LIMIT,
-            stream,
-            trigger: None,
-            output: crate::exec::Output::Pipes,
-            sandbox: None,
-            env_remove: Vec::new(),
-        })
+        exec::run(
+            &RunSpec {
+                program: self.program.clone(),
+                args: self.args.iter().chain(argv).cloned().collect(),
+                cwd: self.cwd.clone(),
+                env_set,
+                stdin: StdinMode::Closed,
+                limit: self.limit,
+                capture_limit: exec::DEFAULT_CAPTURE_LIMIT,
+                stream,
+                trigger: None,
+                output: crate::exec::Output::Pipes,
+                sandbox: None,
+                env_remove: Vec::new(),
+            },
+            &self.session,
+        )
     }
 
     fn manifest(&self, args: &[String]) -> Result<Value, Failure> {

@@ -1,0 +1,158 @@
+//! What the runs of one suite share, and nothing outside it does: a cancellation
+//! and the scratch directory that holds their sandboxes. Two suites in one process
+//! (two `cargo test` tests, say) never see each other's Ctrl-C or files; nothing
+//! here is process-global.
+
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use nix::fcntl::OFlag;
+
+use super::sandbox::remove_tree;
+
+/// Shared by every reactor of a suite; cheap to clone.
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    pub(crate) cancel: Cancel,
+    pub(crate) scratch: Arc<Scratch>,
+}
+
+impl Session {
+    pub fn new(cancel: Cancel) -> Session {
+        Session {
+            cancel,
+            scratch: Arc::default(),
+        }
+    }
+
+    pub fn cancel(&self) -> &Cancel {
+        &self.cancel
+    }
+}
+
+/// Stops a suite: every run in progress has its process group killed, as at the
+/// limit, and no further run starts. Clones share one state.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Arc<CancelState>);
+
+#[derive(Debug)]
+struct CancelState {
+    requested: AtomicBool,
+    /// A pipe written once on cancel and never drained, so every reactor polling
+    /// its read end wakes, now or later.
+    wake: Option<(OwnedFd, OwnedFd)>,
+}
+
+impl Default for CancelState {
+    fn default() -> Self {
+        CancelState {
+            requested: AtomicBool::new(false),
+            wake: nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK).ok(),
+        }
+    }
+}
+
+impl Cancel {
+    pub fn new() -> Cancel {
+        Cancel::default()
+    }
+
+    /// Requests the stop. Async-signal-safe (an atomic store and one `write`), so a
+    /// signal handler may call it.
+    pub fn cancel(&self) {
+        if self.0.requested.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        if let Some((_, write)) = &self.0.wake {
+            // SAFETY: write(2) is async-signal-safe; the fd is owned by this state,
+            // which outlives the call. A full pipe only means a wake is pending.
+            unsafe {
+                nix::libc::write(write.as_raw_fd(), [1u8].as_ptr().cast(), 1);
+            }
+        }
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.requested.load(Ordering::SeqCst)
+    }
+
+    /// Readable once cancelled; `None` when no pipe could be made (the reactor
+    /// then notices the flag on its next event or deadline).
+    pub(crate) fn wake_fd(&self) -> Option<BorrowedFd<'_>> {
+        self.0.wake.as_ref().map(|(read, _)| read.as_fd())
+    }
+}
+
+/// The suite's temp directory (`conform-<pid>-...`), made on first use, one
+/// `run-N` subdirectory per sandbox, removed with whatever is left in it when the
+/// last clone of the session goes.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    dir: Mutex<Option<PathBuf>>,
+    next: AtomicU64,
+}
+
+impl Scratch {
+    /// A fresh path for one run's sandbox (not yet created).
+    pub(crate) fn run_dir(&self) -> io::Result<PathBuf> {
+        let mut dir = self
+            .dir
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let parent = match dir.as_ref() {
+            Some(parent) => parent.clone(),
+            None => {
+                let made = tempfile::Builder::new()
+                    .prefix(&format!("conform-{}-", std::process::id()))
+                    .tempdir()?
+                    .keep();
+                *dir = Some(made.clone());
+                made
+            }
+        };
+        Ok(parent.join(format!("run-{}", self.next.fetch_add(1, Ordering::Relaxed))))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let dir = self
+            .dir
+            .get_mut()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(path) = dir.take() {
+            remove_tree(&path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cancel_reaches_its_clones_only() {
+        let one = Cancel::new();
+        let clone = one.clone();
+        let other = Cancel::new();
+        clone.cancel();
+        assert!(one.is_cancelled());
+        assert!(!other.is_cancelled());
+    }
+
+    #[test]
+    fn the_scratch_directory_goes_with_the_last_session() {
+        let session = Session::default();
+        let run = session.scratch.run_dir().expect("scratch dir");
+        let parent = run.parent().expect("parent").to_path_buf();
+        std::fs::create_dir(&run).expect("run dir");
+        let clone = session.clone();
+        drop(session);
+        assert!(parent.exists(), "a clone still holds it");
+        drop(clone);
+        assert!(!parent.exists(), "removed with the last clone");
+    }
+}
