@@ -4,9 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use conform::checks::CATALOG;
-use conform::partition::Partition;
-use conform::render::ReportFormat;
+use conform_core::command::{self, Partition, ReportFormat};
 
 /// Prove whether a command-line tool is safe and reliable for AI agents to call.
 ///
@@ -124,7 +122,7 @@ pub struct InitArgs {
     #[arg(long)]
     pub from_help: bool,
     /// Limit for each run of TOOL, and the profile's timeout_seconds (1 to 5).
-    #[arg(long, value_name = "SECONDS", default_value_t = conform::init::MAX_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..=conform::init::MAX_TIMEOUT_SECONDS))]
+    #[arg(long, value_name = "SECONDS", default_value_t = command::MAX_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..=command::MAX_TIMEOUT_SECONDS))]
     pub timeout: u64,
     /// The tool to describe (a path, or a command on PATH) and its leading arguments.
     #[arg(required = true, num_args = 1.., value_name = "TOOL")]
@@ -194,17 +192,13 @@ pub enum SchemaKind {
     Report,
 }
 
-/// The check groups `--only` and `--skip` take besides check IDs.
-pub const GROUPS: [&str; 2] = ["reference", "extension"];
-
+/// Check IDs and the groups `reference` and `extension`.
 fn selectors() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(
-        GROUPS.iter().copied().chain(CATALOG.iter().map(|c| c.name)),
-    )
+    clap::builder::PossibleValuesParser::new(command::selectors())
 }
 
 pub fn check_names() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(CATALOG.iter().map(|c| c.name))
+    clap::builder::PossibleValuesParser::new(command::check_ids())
 }
 
 /// `16M`, `512K`, `1G` or plain bytes.
@@ -273,7 +267,7 @@ mod tests {
     fn sizes() {
         assert_eq!(
             parse_size("16M"),
-            Ok(conform::exec::DEFAULT_CAPTURE_LIMIT),
+            Ok(command::DEFAULT_CAPTURE_LIMIT),
             "the documented default"
         );
         assert_eq!(parse_size("512k"), Ok(512 * 1024));

@@ -4,7 +4,7 @@
 use clap::{Arg, ArgAction, Command, CommandFactory};
 use serde_json::{json, Map, Value};
 
-use conform::envelope::ExitStatus;
+use conform_core::ExitStatus;
 
 use super::args::Cli;
 

@@ -1,7 +1,6 @@
-//! The binary's layer: argument parsing, output, exit codes. Everything else is in
-//! the library.
+//! The binary's layer: argument parsing, signals, exit codes. The commands
+//! themselves are the engine's (`conform_core::command`).
 
 pub mod args;
 pub mod manifest;
-pub mod output;
 pub mod signals;

@@ -7,34 +7,24 @@
 //! users expect from a second Ctrl-C. Signals are process-wide, so this one static
 //! lives here in the binary, not in the engine.
 
-use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::OnceLock;
 
 use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
 
-use conform::envelope::ExitStatus;
-use conform::exec::Cancel;
-
-/// The signal that stopped conform (0: none yet).
-static RECEIVED: AtomicI32 = AtomicI32::new(0);
+use conform_core::Cancel;
 
 /// What a signal cancels: the session of the one command conform runs.
 static CANCEL: OnceLock<Cancel> = OnceLock::new();
 
+/// Cancels the command: conform then exits 130 after SIGINT, 143 after SIGTERM
+/// (REQ-F-013: 128 + the signal), with a CANCELLED envelope either way.
 extern "C" fn on_signal(signal: nix::libc::c_int) {
-    RECEIVED.store(signal, Ordering::SeqCst);
     if let Some(cancel) = CANCEL.get() {
-        cancel.cancel();
-    }
-}
-
-/// How conform exits once stopped: 130 after SIGINT, 143 after SIGTERM (REQ-F-013:
-/// 128 + the signal), with a CANCELLED envelope either way.
-pub fn cancelled_status() -> ExitStatus {
-    if RECEIVED.load(Ordering::SeqCst) == Signal::SIGTERM as i32 {
-        ExitStatus::Terminated
-    } else {
-        ExitStatus::Cancelled
+        if signal == Signal::SIGTERM as nix::libc::c_int {
+            cancel.terminate();
+        } else {
+            cancel.cancel();
+        }
     }
 }
 
@@ -49,7 +39,7 @@ pub fn cancel_on_interrupt(cancel: &Cancel) {
         SigSet::empty(),
     );
     for signal in [Signal::SIGINT, Signal::SIGTERM] {
-        // SAFETY: the handler only stores to atomics and writes a byte to a pipe,
+        // SAFETY: the handler only loads and stores atomics and writes a byte to a pipe,
         // which are async-signal-safe.
         let _ = unsafe { sigaction(signal, &action) };
     }

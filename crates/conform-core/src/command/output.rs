@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use conform::envelope::{envelope, ErrorDetail, ExitStatus};
+use crate::envelope::{envelope, ErrorDetail, ExitStatus};
 
 pub fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)

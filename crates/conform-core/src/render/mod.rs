@@ -40,6 +40,7 @@ impl Sources {
         )
     }
 
+    #[cfg(test)]
     pub fn insert(&mut self, profile: impl Into<String>, locations: Locations) {
         self.0.insert(profile.into(), locations);
     }

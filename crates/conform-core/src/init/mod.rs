@@ -22,11 +22,10 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::envelope::ExitStatus;
-use crate::exec::{self, RunRecord, RunSpec, Session, StdinMode};
+use crate::exec::{self, Cancel, RunRecord, RunSpec, Session, StdinMode};
 use crate::profile;
 
 pub use crate::file::write_atomic;
-pub use help::{requires_argument, subcommands, HelpEntry};
 pub use render::render_profile;
 
 /// The unknown flag of the invalid probe: long and specific, so no tool accepts it.
@@ -60,8 +59,8 @@ pub struct Request {
     pub yes: bool,
     /// Show what would be written; write nothing.
     pub dry_run: bool,
-    /// Its cancel stops the tool run in progress.
-    pub session: Session,
+    /// Stops the tool run in progress.
+    pub cancel: Cancel,
 }
 
 /// A non-fatal diagnostic, shaped as the spec's WarningDetail.
@@ -285,7 +284,7 @@ pub fn generate(request: &Request) -> Result<Generated, Failure> {
         cwd: dir.clone(),
         limit: Duration::from_secs(request.timeout_seconds),
         shown: request.tool.join(" "),
-        session: request.session.clone(),
+        session: Session::new(request.cancel.clone()),
     };
     let mut doc = Map::new();
     doc.insert("schema_version".into(), json!("1.0"));
@@ -305,7 +304,7 @@ pub fn generate(request: &Request) -> Result<Generated, Failure> {
         }
         Source::Help => help::profile_from(&mut |args| runner.help(args))?,
     };
-    if request.session.cancel().is_cancelled() {
+    if request.cancel.is_cancelled() {
         return Err(Failure::new(
             ExitStatus::Cancelled,
             "CANCELLED",

@@ -8,7 +8,9 @@ use nix::unistd::{access, AccessFlags};
 
 use super::Violation;
 
-const AT: &str = "/command/0";
+/// Where a program that cannot run is reported.
+pub const PROGRAM_POINTER: &str = "/command/0";
+const AT: &str = PROGRAM_POINTER;
 
 /// Resolve `name` against the profile directory `dir` or PATH.
 pub fn resolve_program(name: &str, dir: &Path) -> Result<PathBuf, Violation> {

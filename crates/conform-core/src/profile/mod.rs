@@ -12,10 +12,10 @@ mod validate;
 
 use std::path::{Path, PathBuf};
 
-pub use model::{ArgumentOrder, Probe, ProbeKind, ProbeSignal, Profile};
-pub use resolve::resolve_program;
+pub use model::{ArgumentOrder, Probe, ProbeKind, Profile};
+pub use resolve::{resolve_program, PROGRAM_POINTER};
 pub use spans::Locations;
-pub use validate::{validate_document, Violation, CONFIRMATION_FLAGS, MAX_LIMIT_SECONDS};
+pub use validate::{validate_document, Violation, CONFIRMATION_FLAGS};
 
 /// The profile format's JSON Schema (draft-07), for editors and `conform schema`.
 pub const PROFILE_SCHEMA: &str = include_str!("../../schemas/conformance-profile.schema.json");
@@ -45,6 +45,12 @@ pub struct ProfileError {
 
 /// Read, parse, validate and resolve a profile file.
 pub fn load(path: &Path) -> Result<LoadedProfile, ProfileError> {
+    load_with(path, None)
+}
+
+/// [`load`], running `program` in place of `command[0]` when given (the binary
+/// cargo built for a test); the rest of `command` is kept.
+pub fn load_with(path: &Path, program: Option<&Path>) -> Result<LoadedProfile, ProfileError> {
     let fail = |violations: Vec<Violation>| ProfileError {
         path: path.to_path_buf(),
         violations,
@@ -72,7 +78,7 @@ pub fn load(path: &Path) -> Result<LoadedProfile, ProfileError> {
         )])
     })?;
     let dir = profile_dir(path);
-    let (profile, program) = parse(&text, &dir).map_err(fail)?;
+    let (profile, program) = parse_with(&text, &dir, program).map_err(fail)?;
     Ok(LoadedProfile {
         path: path.to_path_buf(),
         dir,
@@ -86,6 +92,14 @@ pub fn load(path: &Path) -> Result<LoadedProfile, ProfileError> {
 /// Parse and validate profile text whose relative command resolves against `dir`.
 /// Returns the profile and its resolved program.
 pub fn parse(text: &str, dir: &Path) -> Result<(Profile, PathBuf), Vec<Violation>> {
+    parse_with(text, dir, None)
+}
+
+fn parse_with(
+    text: &str,
+    dir: &Path,
+    program: Option<&Path>,
+) -> Result<(Profile, PathBuf), Vec<Violation>> {
     let doc: serde_json::Value = serde_json::from_str(text).map_err(|error| {
         let mut v = Violation::new(
             "",
@@ -103,7 +117,11 @@ pub fn parse(text: &str, dir: &Path) -> Result<(Profile, PathBuf), Vec<Violation
     let mut violations: Vec<Violation> = spans.duplicates.iter().map(duplicate_key).collect();
     violations.extend(validate_document(&doc));
     // A structurally valid profile always has a string command[0] to resolve.
-    let program = match doc.pointer("/command/0").and_then(|c| c.as_str()) {
+    let given = program.map(|p| p.to_string_lossy().into_owned());
+    let name = given
+        .as_deref()
+        .or_else(|| doc.pointer("/command/0").and_then(|c| c.as_str()));
+    let program = match name {
         Some(name) => resolve_program(name, dir)
             .map_err(|v| violations.push(v))
             .ok(),

@@ -46,7 +46,7 @@ use std::time::Duration;
 pub use holders::PipeHolder;
 pub use nix::sys::signal::Signal;
 pub use reactor::Reactor;
-pub use sandbox::{Sandbox, SandboxReport, SentinelCall, EDITOR_VARS, OPENERS, PAGER_VARS};
+pub use sandbox::{Sandbox, SandboxReport, EDITOR_VARS, OPENERS, PAGER_VARS};
 pub use session::{Cancel, Session};
 
 /// Makes one run as described in the module docs and records what the tool did.

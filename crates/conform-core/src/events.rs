@@ -7,8 +7,10 @@ use crate::plan::PlannedRun;
 use crate::result::{CheckReport, ProfileReport};
 
 /// Something that happened during `conform run`. `profile` is the profile's index
-/// in the order given.
+/// in the order given. Events carry what a reporter may need; not every field has
+/// a reader among today's reporters.
 #[derive(Debug)]
+#[allow(dead_code)]
 pub enum Event<'a> {
     /// Every profile is planned: how many runs there are to make.
     PlanReady { profiles: usize, runs: usize },

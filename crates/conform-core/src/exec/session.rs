@@ -6,12 +6,13 @@
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use nix::fcntl::OFlag;
 
 use super::sandbox::remove_tree;
+use crate::envelope::ExitStatus;
 
 /// Shared by every reactor of a suite; cheap to clone.
 #[derive(Debug, Clone, Default)]
@@ -40,7 +41,8 @@ pub struct Cancel(Arc<CancelState>);
 
 #[derive(Debug)]
 struct CancelState {
-    requested: AtomicBool,
+    /// 0 until cancelled, then the exit code the stop calls for (130 or 143).
+    requested: AtomicU8,
     /// A pipe written once on cancel and never drained, so every reactor polling
     /// its read end wakes, now or later.
     wake: Option<(OwnedFd, OwnedFd)>,
@@ -49,7 +51,7 @@ struct CancelState {
 impl Default for CancelState {
     fn default() -> Self {
         CancelState {
-            requested: AtomicBool::new(false),
+            requested: AtomicU8::new(0),
             wake: nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK).ok(),
         }
     }
@@ -60,10 +62,25 @@ impl Cancel {
         Cancel::default()
     }
 
-    /// Requests the stop. Async-signal-safe (an atomic store and one `write`), so a
-    /// signal handler may call it.
+    /// Requests the stop, as a Ctrl-C does (exit 130). Async-signal-safe (an atomic
+    /// store and one `write`), so a signal handler may call it.
     pub fn cancel(&self) {
-        if self.0.requested.swap(true, Ordering::SeqCst) {
+        self.stop(ExitStatus::Cancelled);
+    }
+
+    /// Requests the stop, as SIGTERM does (exit 143). Async-signal-safe.
+    pub fn terminate(&self) {
+        self.stop(ExitStatus::Terminated);
+    }
+
+    fn stop(&self, status: ExitStatus) {
+        let code = status.code() as u8;
+        if self
+            .0
+            .requested
+            .compare_exchange(0, code, Ordering::SeqCst, Ordering::SeqCst)
+            .is_err()
+        {
             return;
         }
         if let Some((_, write)) = &self.0.wake {
@@ -76,7 +93,17 @@ impl Cancel {
     }
 
     pub fn is_cancelled(&self) -> bool {
-        self.0.requested.load(Ordering::SeqCst)
+        self.0.requested.load(Ordering::SeqCst) != 0
+    }
+
+    /// How a command that was stopped exits: 130, or 143 after [`Cancel::terminate`];
+    /// `None` while not cancelled.
+    pub fn exit_status(&self) -> Option<ExitStatus> {
+        match self.0.requested.load(Ordering::SeqCst) {
+            0 => None,
+            143 => Some(ExitStatus::Terminated),
+            _ => Some(ExitStatus::Cancelled),
+        }
     }
 
     /// Readable once cancelled; `None` when no pipe could be made (the reactor
@@ -138,9 +165,11 @@ mod tests {
         let one = Cancel::new();
         let clone = one.clone();
         let other = Cancel::new();
-        clone.cancel();
-        assert!(one.is_cancelled());
+        clone.terminate();
+        one.cancel();
+        assert_eq!(one.exit_status(), Some(ExitStatus::Terminated), "the first stop wins");
         assert!(!other.is_cancelled());
+        assert_eq!(other.exit_status(), None);
     }
 
     #[test]

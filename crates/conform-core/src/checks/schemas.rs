@@ -252,6 +252,7 @@ pub fn manifest_errors(instance: &Value) -> Vec<String> {
 }
 
 /// The named rules of the envelope's strict layer.
+#[cfg(test)]
 pub fn envelope_strict_rules() -> Vec<StrictRule> {
     envelope_strict()
         .as_ref()
@@ -260,6 +261,7 @@ pub fn envelope_strict_rules() -> Vec<StrictRule> {
 }
 
 /// The named rules of the manifest's strict layer.
+#[cfg(test)]
 pub fn manifest_strict_rules() -> Vec<StrictRule> {
     manifest_strict()
         .as_ref()

@@ -49,6 +49,7 @@ impl ProgressLine {
     }
 
     /// Runs counted so far, for tests.
+    #[cfg(test)]
     pub fn position(&self) -> u64 {
         self.bar.position()
     }

@@ -1,0 +1,67 @@
+//! `conform init`: generate a profile, then print it, preview it or write it.
+
+use serde_json::{json, Value};
+
+use super::output::{elapsed_ms, emit, emit_json, finish};
+use super::Output;
+use crate::envelope::{envelope, ErrorDetail, ExitStatus};
+use crate::init::Request;
+
+/// `conform init`: generate a profile, then print it, preview it or write it. The
+/// warnings (skipped commands and why) go to the envelope and to stderr.
+pub fn init(request: &Request, out: &Output) -> ExitStatus {
+    let json_output = out.json;
+    let started = out.started;
+    let outcome = crate::init::execute(request);
+    let warnings = match &outcome {
+        Ok(outcome) => &outcome.warnings,
+        Err(failure) => &failure.warnings,
+    };
+    for warning in warnings {
+        eprintln!("conform init: warning: {}", warning.message);
+    }
+    let warnings = json!(warnings);
+    match outcome {
+        Ok(outcome) if json_output => {
+            let mut document =
+                envelope(ExitStatus::Success, outcome.data, None, elapsed_ms(started));
+            document["warnings"] = warnings;
+            emit_json(&document)
+        }
+        Ok(outcome) => emit(&outcome.text),
+        Err(mut failure) => {
+            // The engine knows it was cancelled, the session by what.
+            if let Some(status) = request.cancel.exit_status() {
+                failure.status = status;
+            }
+            let phase = if failure.status == ExitStatus::InvalidInput {
+                "validation"
+            } else {
+                "execution"
+            };
+            let detail = ErrorDetail {
+                code: failure.code.into(),
+                message: failure.message,
+                retryable: failure.status.retryable(),
+                phase: Some(phase),
+                fix_required: Some(failure.fix),
+                context: failure.context.map(|c| *c),
+            };
+            if !json_output {
+                eprintln!("conform: {}", detail.message);
+                if let Some(fix) = &detail.fix_required {
+                    eprintln!("fix: {fix}");
+                }
+                return failure.status;
+            }
+            let mut document = envelope(
+                failure.status,
+                Value::Null,
+                Some(detail),
+                elapsed_ms(started),
+            );
+            document["warnings"] = warnings;
+            finish(failure.status, emit_json(&document))
+        }
+    }
+}

@@ -1,0 +1,210 @@
+//! The commands of the `conform` binary without its argument parser: each takes
+//! plain values, writes its output to stdout (an envelope, text or JSON lines) and
+//! returns the exit status. The binary turns its arguments into these calls, and
+//! owns what is process-wide: the signal handlers and the exit.
+
+mod init;
+pub(crate) mod output;
+mod run;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use crate::checks::CATALOG;
+use crate::envelope::{envelope, ErrorDetail, ExitStatus};
+use crate::render::json_report as render_json_report;
+use crate::render::style::{color_enabled, Style};
+use crate::render::validate::{self as render_validate, ValidateReport};
+use crate::{discover, profile};
+use output::{elapsed_ms, emit, emit_json, finish, report_error};
+
+pub use self::init::init;
+pub(crate) use self::run::select;
+pub use self::run::{run, RunRequest};
+pub use crate::exec::DEFAULT_CAPTURE_LIMIT;
+pub use crate::init::{Request as InitRequest, Source as InitSource, MAX_TIMEOUT_SECONDS};
+pub use crate::partition::Partition;
+pub use crate::render::ReportFormat;
+
+/// How a command prints.
+#[derive(Debug, Clone, Copy)]
+pub struct Output {
+    /// One JSON envelope; else text for people.
+    pub json: bool,
+    /// Color in text (never in JSON).
+    pub color: bool,
+    /// When the command started, for `meta.duration_ms`.
+    pub started: Instant,
+}
+
+impl Output {
+    /// JSON or text as asked; color only in text, on a terminal that allows it
+    /// (NO_COLOR, CLICOLOR, TERM=dumb).
+    pub fn new(json: bool, started: Instant) -> Output {
+        Output {
+            json,
+            color: !json && color_enabled(),
+            started,
+        }
+    }
+
+    fn style(&self) -> Style {
+        Style { color: self.color }
+    }
+
+    fn elapsed_ms(&self) -> u64 {
+        elapsed_ms(self.started)
+    }
+}
+
+/// Which document `conform schema` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchemaKind {
+    /// The profile format.
+    Profile,
+    /// The `--json-report` document.
+    Report,
+}
+
+/// The names `--only` and `--skip` take: the groups, then every check ID.
+pub fn selectors() -> impl Iterator<Item = &'static str> {
+    ["reference", "extension"]
+        .into_iter()
+        .chain(check_ids())
+}
+
+/// Every check ID, in catalog order.
+pub fn check_ids() -> impl Iterator<Item = &'static str> {
+    CATALOG.iter().map(|spec| spec.name)
+}
+
+/// Print `data` in a success envelope (JSON) or as pretty JSON (text).
+pub fn print_data(data: Value, out: &Output) -> ExitStatus {
+    if out.json {
+        emit_json(&envelope(ExitStatus::Success, data, None, out.elapsed_ms()))
+    } else {
+        emit_json(&data)
+    }
+}
+
+/// Print `data` in a success envelope, whatever the format (`conform manifest`).
+pub fn print_envelope(data: Value, out: &Output) -> ExitStatus {
+    emit_json(&envelope(ExitStatus::Success, data, None, out.elapsed_ms()))
+}
+
+/// Print text as it is: help, a completion script.
+pub fn print_text(text: &str) -> ExitStatus {
+    emit(text)
+}
+
+/// Bad arguments: exit 2 with a USAGE_ERROR envelope, or the message on stderr.
+/// `message` is the first line of `usage`, the parser's whole explanation.
+pub fn usage_error(message: &str, usage: &str, out: &Output) -> ExitStatus {
+    let detail = ErrorDetail {
+        context: Some(json!({ "usage": usage })),
+        ..ErrorDetail::invalid_input(
+            "USAGE_ERROR",
+            message,
+            "Correct the arguments; see `conform --help`",
+        )
+    };
+    report_error(ExitStatus::InvalidInput, detail, Value::Null, out.json, out.started)
+}
+
+/// `conform validate`: load and validate every profile; run nothing.
+pub fn validate(args: &[PathBuf], out: &Output) -> ExitStatus {
+    let paths = match discover::profile_paths(args) {
+        Ok(paths) => paths,
+        Err(message) => {
+            return report_error(
+                ExitStatus::InvalidInput,
+                bad_paths_detail(&message),
+                Value::Null,
+                out.json,
+                out.started,
+            )
+        }
+    };
+    let report = ValidateReport {
+        outcomes: paths.iter().map(|p| profile::load(p)).collect(),
+    };
+    let status = report.status();
+    let written = if out.json {
+        emit_json(&render_validate::to_envelope(&report, out.elapsed_ms()))
+    } else {
+        emit(&render_validate::to_text(&report, out.style()))
+    };
+    finish(status, written)
+}
+
+/// A directory named on the command line that holds no profile.
+fn bad_paths_detail(message: &str) -> ErrorDetail {
+    ErrorDetail::invalid_input(
+        "INVALID_PROFILE",
+        message,
+        "Name profile files or a directory that contains *.json profiles",
+    )
+}
+
+/// `conform schema`: a JSON Schema, bare or in an envelope.
+pub fn schema(which: SchemaKind, raw: bool, out: &Output) -> ExitStatus {
+    let text = match which {
+        SchemaKind::Profile => profile::PROFILE_SCHEMA,
+        SchemaKind::Report => render_json_report::SCHEMA,
+    };
+    let schema: Value = match serde_json::from_str(text) {
+        Ok(schema) => schema,
+        Err(e) => {
+            eprintln!("conform: the embedded schema is not JSON: {e}");
+            return ExitStatus::GeneralError;
+        }
+    };
+    if raw || !out.json {
+        emit_json(&schema)
+    } else {
+        print_envelope(schema, out)
+    }
+}
+
+/// `conform checks`: the catalog, or the checks named, or those of level <= N.
+pub fn checks(ids: &[String], level: Option<u8>, out: &Output) -> ExitStatus {
+    let style = out.style();
+    let selected: Vec<_> = CATALOG
+        .iter()
+        .filter(|c| ids.is_empty() || ids.iter().any(|id| id == c.name))
+        .filter(|c| level.is_none_or(|n| c.level <= n))
+        .collect();
+    if out.json {
+        let checks: Vec<Value> = selected
+            .iter()
+            .map(|c| {
+                json!({
+                    "id": c.name,
+                    "title": c.title,
+                    "level": c.level,
+                    "failure_modes": c.failure_modes.iter().map(|n| format!("§{n}")).collect::<Vec<_>>(),
+                    "requirements": c.requirements,
+                    "extension": c.extension,
+                })
+            })
+            .collect();
+        return print_envelope(json!({ "checks": checks }), out);
+    }
+    let width = selected.iter().map(|c| c.name.len()).max().unwrap_or(0);
+    let mut text = String::new();
+    for c in &selected {
+        let extension = if c.extension { " [extension]" } else { "" };
+        text.push_str(&format!(
+            "{}  level {}  {}{extension}\n{:width$}  {}\n",
+            style.bold(&format!("{:width$}", c.name)),
+            c.level,
+            c.requirements.join(", "),
+            "",
+            style.dim(c.title),
+        ));
+    }
+    emit(&text)
+}
+

@@ -1,0 +1,402 @@
+//! `conform run`: every profile in one pool, reported as an envelope, text or a
+//! stream of JSON lines, plus the report files asked for.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use super::output::{elapsed_ms, emit, emit_json, emit_json_line, finish, report_error};
+use super::Output;
+use crate::checks::{CheckId, CATALOG};
+use crate::envelope::{envelope, ErrorDetail, ExitStatus};
+use crate::events::Reporter;
+use crate::exec::{Cancel, Session};
+use crate::partition::Partition;
+use crate::plan::RunOptions;
+use crate::render::progress::ProgressLine;
+use crate::render::style::Style;
+use crate::render::run as render_run;
+use crate::render::stream::{self as render_stream, StreamReporter};
+use crate::render::validate::{self as render_validate, ValidateReport};
+use crate::render::{self, files, Finished, ReportFormat, Sources};
+use crate::result::{run_profiles, ProfileReport, ProfileRun, RunConfig, RunOutcome};
+use crate::{discover, profile};
+
+/// What `conform run` was asked for.
+#[derive(Debug, Clone)]
+pub struct RunRequest {
+    /// Profile files, or directories of `*.json` profiles.
+    pub profiles: Vec<PathBuf>,
+    /// Check IDs, or the groups `reference` and `extension`; empty: every check.
+    pub only: Vec<String>,
+    pub skip: Vec<String>,
+    /// Runs made at once; `None`: the number of CPUs.
+    pub jobs: Option<usize>,
+    /// Bytes of stdout and of stderr kept per run.
+    pub capture_limit: usize,
+    pub partition: Option<Partition>,
+    /// JSON lines instead of one envelope.
+    pub stream: bool,
+    pub fail_fast: bool,
+    /// Report files to write.
+    pub reports: Vec<(ReportFormat, PathBuf)>,
+    /// Stops the runs (a signal handler calls it).
+    pub cancel: Cancel,
+}
+
+impl RunRequest {
+    /// The checks, parallelism and capture cap.
+    fn config(&self) -> (Selection, RunConfig) {
+        let checks = select(&self.only, &self.skip);
+        let jobs = self
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let config = RunConfig {
+            jobs,
+            options: RunOptions {
+                capture_limit: self.capture_limit,
+            },
+            fail_fast: self.fail_fast,
+            session: Session::new(self.cancel.clone()),
+        };
+        let selection = Selection {
+            checks,
+            partition: self.partition,
+        };
+        (selection, config)
+    }
+}
+
+/// The checks `--only` and `--skip` leave selected.
+pub(crate) fn select(only: &[String], skip: &[String]) -> BTreeSet<CheckId> {
+    let mut checks: BTreeSet<CheckId> = if only.is_empty() {
+        CheckId::all()
+    } else {
+        only.iter().flat_map(|n| selected_by(n)).collect()
+    };
+    for id in skip.iter().flat_map(|n| selected_by(n)) {
+        checks.remove(&id);
+    }
+    checks
+}
+
+/// Which checks `conform run` reports: those `--only`/`--skip` select, or the
+/// `--partition` shard of them.
+struct Selection {
+    checks: BTreeSet<CheckId>,
+    partition: Option<Partition>,
+}
+
+impl Selection {
+    /// The checks of each of `profiles` profiles.
+    fn per_profile(&self, profiles: usize) -> Vec<BTreeSet<CheckId>> {
+        match self.partition {
+            Some(partition) => partition.split(profiles, &self.checks),
+            None => vec![self.checks.clone(); profiles],
+        }
+    }
+}
+
+/// The checks one `--only`/`--skip` value names: a check ID, or the group
+/// `reference` (the reference kit's 14) or `extension` (conform's own).
+fn selected_by(name: &str) -> Vec<CheckId> {
+    let group = |extension: bool| {
+        CATALOG
+            .iter()
+            .filter(|spec| spec.extension == extension)
+            .map(|spec| spec.id)
+            .collect()
+    };
+    match name {
+        "reference" => group(false),
+        "extension" => group(true),
+        _ => CheckId::from_name(name).into_iter().collect(),
+    }
+}
+
+/// Where `conform run` reports: one envelope, text, or a stream of JSON lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RunOutput {
+    Text,
+    Json,
+    Stream,
+}
+
+impl RunOutput {
+    /// Report an error that ends the run: as [`report_error`] does, or under
+    /// `--stream` as the stream's terminal line, after `items` item lines.
+    fn error(
+        self,
+        status: ExitStatus,
+        detail: ErrorDetail,
+        data: Value,
+        items: u64,
+        started: Instant,
+    ) -> ExitStatus {
+        match self {
+            RunOutput::Stream => {
+                let document = envelope(status, data, Some(detail), elapsed_ms(started));
+                finish(
+                    status,
+                    emit_json_line(&render_stream::error_line(document, items)),
+                )
+            }
+            _ => report_error(status, detail, data, self == RunOutput::Json, started),
+        }
+    }
+}
+
+/// `conform run`: validate every profile, make the runs the selected checks need in
+/// one pool, judge, write the report files, print the result.
+pub fn run(request: &RunRequest, out: &Output) -> ExitStatus {
+    let (selection, config) = request.config();
+    let output = if request.stream {
+        RunOutput::Stream
+    } else if out.json {
+        RunOutput::Json
+    } else {
+        RunOutput::Text
+    };
+    let style = out.style();
+    let started = out.started;
+    let reports = &request.reports;
+    let paths = match discover::profile_paths(&request.profiles) {
+        Ok(paths) => paths,
+        Err(message) => {
+            let detail = super::bad_paths_detail(&message);
+            return output.error(ExitStatus::InvalidInput, detail, Value::Null, 0, started);
+        }
+    };
+    let destinations: Vec<(&str, &Path)> = reports
+        .iter()
+        .map(|(format, path)| (format.flag(), path.as_path()))
+        .collect();
+    if let Err(message) = files::check_destinations(&destinations) {
+        let detail = bad_report_path_detail(message);
+        return output.error(ExitStatus::InvalidInput, detail, Value::Null, 0, started);
+    }
+    // Every profile is validated before anything runs: one invalid profile means
+    // nothing is run at all.
+    let report = ValidateReport {
+        outcomes: paths.iter().map(|p| profile::load(p)).collect(),
+    };
+    if report.status() != ExitStatus::Success {
+        let document = render_validate::to_envelope(&report, elapsed_ms(started));
+        let written = match output {
+            RunOutput::Stream => emit_json_line(&render_stream::error_line(document, 0)),
+            RunOutput::Json => emit_json(&document),
+            RunOutput::Text => emit(&render_validate::to_text(&report, style)),
+        };
+        return finish(ExitStatus::InvalidInput, written);
+    }
+    let profiles: Vec<_> = report
+        .outcomes
+        .iter()
+        .filter_map(|o| o.as_ref().ok())
+        .collect();
+    // Split before planning, so a shard makes only the runs its own checks need.
+    let per_profile = selection.per_profile(profiles.len());
+    let runs: Vec<ProfileRun<'_>> = profiles
+        .into_iter()
+        .zip(per_profile)
+        .map(|(profile, checks)| ProfileRun { profile, checks })
+        .collect();
+    let names = runs
+        .iter()
+        .map(|r| {
+            let path = r.profile.path.display().to_string();
+            (path, r.profile.profile.tool.clone())
+        })
+        .collect();
+    let mut stream =
+        (output == RunOutput::Stream).then(|| StreamReporter::new(std::io::stdout(), names));
+    // A stream's reader is a program; the line would only clutter its terminal.
+    let mut progress = (output != RunOutput::Stream)
+        .then(ProgressLine::on_terminal)
+        .flatten();
+    let RunOutcome {
+        reports: results,
+        stopped,
+    } = {
+        let mut reporters: Vec<Box<dyn Reporter + '_>> =
+            vec![Box::new(&mut stream), Box::new(&mut progress)];
+        run_profiles(&runs, &config, &mut reporters)
+    };
+    // Off the terminal before the report is printed there.
+    drop(progress);
+    let status = config
+        .session
+        .cancel()
+        .exit_status()
+        .unwrap_or_else(|| render_run::status(&results));
+    let sources = Sources::of(report.outcomes.iter().filter_map(|o| o.as_ref().ok()));
+    // The files first: when one cannot be written, the envelope says so.
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let finished = Finished {
+        results: &results,
+        sources: &sources,
+        selected: &selection.checks,
+        status,
+        duration_ms: elapsed_ms(started),
+        cwd: &cwd,
+    };
+    let report_errors = render::write_reports(reports, &finished);
+    if let Some(stream) = stream {
+        return end_stream(stream, &results, status, stopped, report_errors, started);
+    }
+    if status.is_cancellation() {
+        return cancelled(status, results.len(), output == RunOutput::Json, started);
+    }
+    let json_output = output == RunOutput::Json;
+    if !report_errors.is_empty() {
+        let message = report_errors.join("; ");
+        return report_not_written(message, &results, &sources, json_output, style, started);
+    }
+    let written = if json_output {
+        let mut document = render_run::to_envelope(&results, elapsed_ms(started));
+        if let Some(reason) = &stopped {
+            note_stopped(&mut document, reason);
+        }
+        emit_json(&document)
+    } else {
+        let mut text = render_run::to_text(&results, &sources, style);
+        if let Some(reason) = &stopped {
+            text.push_str(&format!(
+                "\n{} {reason}; the profiles it cut short are reported with their checks skipped.\n",
+                style.yellow("Stopped early:"),
+            ));
+        }
+        emit(&text)
+    };
+    finish(status, written)
+}
+
+/// `--fail-fast` stopped the run: say so in `meta` (the result's `data` is the
+/// reference kit's closed document) and in the error message.
+fn note_stopped(document: &mut Value, reason: &str) {
+    if let Some(meta) = document.get_mut("meta").and_then(Value::as_object_mut) {
+        meta.insert("stopped_early".into(), json!(reason));
+    }
+    if let Some(message) = document.pointer_mut("/error/message") {
+        if let Some(text) = message.as_str() {
+            *message = json!(format!("{text}; {reason}"));
+        }
+    }
+}
+
+/// The terminal line of `--stream`: a summary only when the run ends with exit 0.
+fn end_stream(
+    stream: StreamReporter<std::io::Stdout>,
+    results: &[ProfileReport],
+    status: ExitStatus,
+    stopped: Option<String>,
+    report_errors: Vec<String>,
+    started: Instant,
+) -> ExitStatus {
+    let items = stream.items_emitted();
+    let (status, terminal) = if status.is_cancellation() {
+        let (detail, data) = cancel_detail(results.len());
+        let document = envelope(status, data, Some(detail), elapsed_ms(started));
+        (status, render_stream::error_line(document, items))
+    } else if !report_errors.is_empty() {
+        let detail = report_not_written_detail(report_errors.join("; "));
+        let data = json!({ "results": render_stream::profile_summaries(results) });
+        let status = ExitStatus::GeneralError;
+        let document = envelope(status, data, Some(detail), elapsed_ms(started));
+        (status, render_stream::error_line(document, items))
+    } else if let Some(mut detail) = render_run::checks_failed(results) {
+        detail.fix_required = Some(
+            "Fix each failing check: its item line carries the probe argv and evidence".into(),
+        );
+        let data = json!({ "results": render_stream::profile_summaries(results) });
+        let mut document = envelope(status, data, Some(detail), elapsed_ms(started));
+        if let Some(reason) = &stopped {
+            note_stopped(&mut document, reason);
+        }
+        (status, render_stream::error_line(document, items))
+    } else {
+        let summary = render_stream::summary(results, items, elapsed_ms(started));
+        (status, summary)
+    };
+    match stream.finish(&terminal) {
+        Ok(()) => status,
+        // The reader went away: nothing is left to tell it.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => status,
+        Err(e) => {
+            eprintln!("conform: cannot write to stdout: {e}");
+            ExitStatus::GeneralError
+        }
+    }
+}
+
+/// A report flag names a place no file can be written: a usage error, before
+/// anything runs.
+fn bad_report_path_detail(message: String) -> ErrorDetail {
+    ErrorDetail::invalid_input(
+        "USAGE_ERROR",
+        message,
+        "Give each report flag its own writable file path in an existing directory",
+    )
+}
+
+/// The runs were made but a report file could not be written: exit 1, with the
+/// reference result still in `data` so nothing is lost.
+fn report_not_written(
+    message: String,
+    results: &[ProfileReport],
+    sources: &Sources,
+    json_output: bool,
+    style: Style,
+    started: Instant,
+) -> ExitStatus {
+    let data = render_run::to_envelope(results, elapsed_ms(started))
+        .get("data")
+        .cloned()
+        .unwrap_or(Value::Null);
+    if !json_output {
+        emit(&render_run::to_text(results, sources, style));
+    }
+    let detail = report_not_written_detail(message);
+    report_error(ExitStatus::GeneralError, detail, data, json_output, started)
+}
+
+fn report_not_written_detail(message: String) -> ErrorDetail {
+    ErrorDetail {
+        code: "REPORT_NOT_WRITTEN".into(),
+        message,
+        retryable: false,
+        phase: Some("cleanup"),
+        fix_required: Some("Make the report paths writable and run again".into()),
+        context: None,
+    }
+}
+
+/// conform was interrupted (SIGINT or SIGTERM): the tools it ran were stopped; report
+/// a cancellation, as REQ-F-069 asks of every agent-ready CLI, and exit 130 or 143.
+fn cancelled(
+    status: ExitStatus,
+    profiles_done: usize,
+    json_output: bool,
+    started: Instant,
+) -> ExitStatus {
+    let (detail, data) = cancel_detail(profiles_done);
+    report_error(status, detail, data, json_output, started)
+}
+
+/// The CANCELLED error and its `data` (what was done before the interruption).
+fn cancel_detail(profiles_done: usize) -> (ErrorDetail, Value) {
+    let detail = ErrorDetail {
+        code: "CANCELLED".into(),
+        message: "interrupted: the runs in progress were stopped and their process groups killed"
+            .into(),
+        retryable: true,
+        phase: Some("execution"),
+        fix_required: None,
+        context: None,
+    };
+    let data = json!({ "partial": true, "profiles_completed": profiles_done });
+    (detail, data)
+}
+

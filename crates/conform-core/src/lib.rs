@@ -1,0 +1,33 @@
+//! conform's engine: load a profile, run a command-line tool every way an AI agent
+//! would, and judge it against the CLI Agent Spec.
+//!
+//! The data flow (the README's "How runs are made" and "Repository layout"):
+//! profile -> `profile` (load, validate) -> `plan` (the runs each check needs)
+//! -> `exec` (one record per run) -> `checks` (judge) -> `result` (conform's
+//! report, and the reference kit's ConformanceResult derived from it) -> `render`
+//! (envelope, text, report files).
+//!
+//! Two doors lead in, and nothing else is public:
+//! - [`Suite`], for a CLI's own `cargo test`: load its profile, point it at the
+//!   binary cargo built, assert that it passes;
+//! - [`command`], the `conform` binary's commands without the argument parser.
+
+mod checks;
+pub mod command;
+mod discover;
+mod envelope;
+mod events;
+mod exec;
+mod file;
+mod init;
+mod partition;
+mod plan;
+mod profile;
+mod render;
+mod result;
+mod schedule;
+mod suite;
+
+pub use envelope::ExitStatus;
+pub use exec::Cancel;
+pub use suite::{Suite, SuiteError, SuiteReport};
