@@ -1,0 +1,141 @@
+//! democli asserts its own conformance in `cargo test`, through conform's library,
+//! the way any Rust CLI can (the README's "Use from cargo test").
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+
+use conform_core::{Suite, SuiteError};
+
+fn profile(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../conformance/profiles")
+        .join(name)
+}
+
+fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+#[test]
+fn democli_passes_its_profile_through_the_library() {
+    let report = Suite::load(profile("democli.json"))
+        .expect("the profile loads")
+        .program(env!("CARGO_BIN_EXE_democli"))
+        .run()
+        .expect("the suite runs");
+    report.assert_pass();
+    report.assert_level(3);
+    assert!(report.failed_checks().is_empty());
+    assert!(report.skipped_checks().is_empty(), "{report}");
+    // The same document the reference kit writes.
+    let result = report.result();
+    assert_eq!(result["tool"], "democli");
+    assert_eq!(result["levels"]["level_3"], "pass");
+    assert_eq!(result["summary"]["failed"], 0);
+}
+
+#[test]
+fn a_broken_cli_panics_with_the_failing_check_and_its_evidence() {
+    // Its launcher runs this build's democli with the defect switched on.
+    let report = Suite::load(profile("bad/ansi-when-piped.json"))
+        .expect("the profile loads")
+        .only(["stdout_no_ansi", "no_hang_stdin_closed"])
+        .run()
+        .expect("the suite runs");
+    assert!(!report.passed());
+    assert_eq!(report.failed_checks(), ["stdout_no_ansi"]);
+    let message = panic_text(
+        catch_unwind(AssertUnwindSafe(|| report.assert_pass())).expect_err("assert_pass panics"),
+    );
+    assert!(
+        message.contains("1 conformance check failed: stdout_no_ansi"),
+        "{message}"
+    );
+    // The text report follows: the check, the probe's argv, the evidence.
+    assert!(message.contains("ANSI escape sequence"), "{message}");
+    assert!(message.contains("deployments list"), "{message}");
+    assert!(!message.contains("\u{1b}["), "no raw escapes: {message}");
+}
+
+#[test]
+fn only_the_selected_checks_are_judged_and_a_skip_is_never_a_pass() {
+    let report = Suite::load(profile("democli.json"))
+        .expect("the profile loads")
+        .program(env!("CARGO_BIN_EXE_democli"))
+        .only(["help_off_stdout"])
+        .run()
+        .expect("the suite runs");
+    report.assert_pass();
+    assert_eq!(report.result()["summary"]["passed"], 1);
+    // Level 1 has other checks, left out: not certified.
+    assert!(!report.level_passed(1));
+    let message = panic_text(
+        catch_unwind(AssertUnwindSafe(|| report.assert_level(1))).expect_err("not level 1"),
+    );
+    assert!(
+        message.contains("does not reach conformance level 1"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_cancelled_suite_judges_nothing_and_leaves_other_suites_alone() {
+    let suite = Suite::load(profile("democli.json"))
+        .expect("the profile loads")
+        .program(env!("CARGO_BIN_EXE_democli"))
+        .only(["reference"]);
+    let other = suite.clone().only(["extension"]);
+    // A clone shares nothing with its original but the settings: its own cancel.
+    let cancelled = Suite::load(profile("democli.json"))
+        .expect("the profile loads")
+        .program(env!("CARGO_BIN_EXE_democli"));
+    cancelled.canceller().cancel();
+    let (stopped, passed) = std::thread::scope(|scope| {
+        let stopped = scope.spawn(|| cancelled.run().expect("runs"));
+        let passed = scope.spawn(|| suite.run().expect("runs"));
+        (
+            stopped.join().expect("no panic"),
+            passed.join().expect("no panic"),
+        )
+    });
+    assert!(!stopped.passed());
+    assert!(stopped.result().is_null());
+    let message = panic_text(
+        catch_unwind(AssertUnwindSafe(|| stopped.assert_pass())).expect_err("never a pass"),
+    );
+    assert!(message.contains("no check judged anything"), "{message}");
+    passed.assert_pass();
+    other.run().expect("runs").assert_pass();
+}
+
+#[test]
+fn bad_input_is_an_error_that_says_what_to_fix() {
+    let error = Suite::load(profile("democli.json"))
+        .expect("the profile loads")
+        .only(["no_such_check"])
+        .run()
+        .expect_err("an unknown check");
+    assert!(matches!(error, SuiteError::UnknownCheck { .. }));
+    assert!(error.to_string().contains("json_envelope"), "{error}");
+
+    let error = Suite::load(profile("no-such-profile.json")).expect_err("no file");
+    assert!(
+        error.to_string().contains("cannot read the profile"),
+        "{error}"
+    );
+
+    let error = Suite::load(profile("democli.json"))
+        .expect("the profile loads")
+        .program("/no/such/democli")
+        .run()
+        .expect_err("no program");
+    let text = error.to_string();
+    assert!(
+        text.contains("/command/0") && text.contains("/no/such/democli"),
+        "{text}"
+    );
+}
