@@ -69,7 +69,10 @@ fn invalid_profile(path: &Path, violations: &[Violation]) -> String {
         } else {
             &v.pointer
         };
-        text.push_str(&format!("\n  {at}{pointer}: {}\n    fix: {}", v.message, v.fix));
+        text.push_str(&format!(
+            "\n  {at}{pointer}: {}\n    fix: {}",
+            v.message, v.fix
+        ));
     }
     text
 }
@@ -272,12 +275,10 @@ impl SuiteReport {
     /// (null when cancelled).
     pub fn result(&self) -> Value {
         match &self.report {
-            Some(report) => {
-                render_run::to_envelope(std::slice::from_ref(report), self.duration_ms)
-                    .get_mut("data")
-                    .map(Value::take)
-                    .unwrap_or(Value::Null)
-            }
+            Some(report) => render_run::to_envelope(std::slice::from_ref(report), self.duration_ms)
+                .get_mut("data")
+                .map(Value::take)
+                .unwrap_or(Value::Null),
             None => Value::Null,
         }
     }

@@ -70,9 +70,7 @@ pub enum SchemaKind {
 
 /// The names `--only` and `--skip` take: the groups, then every check ID.
 pub fn selectors() -> impl Iterator<Item = &'static str> {
-    ["reference", "extension"]
-        .into_iter()
-        .chain(check_ids())
+    ["reference", "extension"].into_iter().chain(check_ids())
 }
 
 /// Every check ID, in catalog order.
@@ -110,7 +108,13 @@ pub fn usage_error(message: &str, usage: &str, out: &Output) -> ExitStatus {
             "Correct the arguments; see `conform --help`",
         )
     };
-    report_error(ExitStatus::InvalidInput, detail, Value::Null, out.json, out.started)
+    report_error(
+        ExitStatus::InvalidInput,
+        detail,
+        Value::Null,
+        out.json,
+        out.started,
+    )
 }
 
 /// `conform validate`: load and validate every profile; run nothing.
@@ -207,4 +211,3 @@ pub fn checks(ids: &[String], level: Option<u8>, out: &Output) -> ExitStatus {
     }
     emit(&text)
 }
-

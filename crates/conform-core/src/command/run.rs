@@ -16,9 +16,9 @@ use crate::exec::{Cancel, Session};
 use crate::partition::Partition;
 use crate::plan::RunOptions;
 use crate::render::progress::ProgressLine;
-use crate::render::style::Style;
 use crate::render::run as render_run;
 use crate::render::stream::{self as render_stream, StreamReporter};
+use crate::render::style::Style;
 use crate::render::validate::{self as render_validate, ValidateReport};
 use crate::render::{self, files, Finished, ReportFormat, Sources};
 use crate::result::{run_profiles, ProfileReport, ProfileRun, RunConfig, RunOutcome};
@@ -399,4 +399,3 @@ fn cancel_detail(profiles_done: usize) -> (ErrorDetail, Value) {
     let data = json!({ "partial": true, "profiles_completed": profiles_done });
     (detail, data)
 }
-

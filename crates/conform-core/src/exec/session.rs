@@ -167,7 +167,11 @@ mod tests {
         let other = Cancel::new();
         clone.terminate();
         one.cancel();
-        assert_eq!(one.exit_status(), Some(ExitStatus::Terminated), "the first stop wins");
+        assert_eq!(
+            one.exit_status(),
+            Some(ExitStatus::Terminated),
+            "the first stop wins"
+        );
         assert!(!other.is_cancelled());
         assert_eq!(other.exit_status(), None);
     }
