@@ -78,15 +78,6 @@ pub fn check_ids() -> impl Iterator<Item = &'static str> {
     CATALOG.iter().map(|spec| spec.name)
 }
 
-/// Print `data` in a success envelope (JSON) or as pretty JSON (text).
-pub fn print_data(data: Value, out: &Output) -> ExitStatus {
-    if out.json {
-        emit_json(&envelope(ExitStatus::Success, data, None, out.elapsed_ms()))
-    } else {
-        emit_json(&data)
-    }
-}
-
 /// Print `data` in a success envelope, whatever the format (`conform manifest`).
 pub fn print_envelope(data: Value, out: &Output) -> ExitStatus {
     emit_json(&envelope(ExitStatus::Success, data, None, out.elapsed_ms()))
