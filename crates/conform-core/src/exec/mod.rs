@@ -39,6 +39,8 @@ mod reactor;
 mod sandbox;
 mod session;
 mod spawn;
+#[cfg(test)]
+mod tests;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -1,13 +1,19 @@
-//! Integration tests of `conform::exec`: every run made the way the README's "How runs are made" says, and
-//! hostile tools (fixtures under tests/fixtures/hostile/) that must never make the
-//! kit hang. Tests wait on exits and lines, never on fixed sleeps; every record must
-//! arrive within its limit plus two seconds.
+//! Tests of `exec`: every run made the way the README's "How runs are made" says,
+//! and hostile tools (the fixtures in conform's tests/fixtures/hostile/, which its
+//! integration tests and the benchmark run too) that must never make the kit hang.
+//! Tests wait on exits and lines, never on fixed sleeps; every record must arrive
+//! within its limit plus two seconds.
+//!
+//! They run in the crate's unit-test binary, in threads beside every other unit
+//! test. The few that need process-wide state of their own (variables in the kit's
+//! environment, ignored signal dispositions) get it in a process of their own: see
+//! [`in_own_process`].
 
 use std::path::PathBuf;
-use std::sync::Once;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use conform::exec::{
+use crate::exec::{
     self, Exit, KitKill, RunErrorKind, RunRecord, RunSpec, Session, Signal, StdinMode, Trigger,
     TriggerAction,
 };
@@ -16,9 +22,11 @@ use conform::exec::{
 const SLACK: Duration = Duration::from_secs(2);
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/hostile")
-        .join(name)
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../conform/tests/fixtures/hostile"
+    ))
+    .join(name)
 }
 
 fn spec(name: &str) -> RunSpec {
@@ -32,7 +40,7 @@ fn spec(name: &str) -> RunSpec {
         capture_limit: exec::DEFAULT_CAPTURE_LIMIT,
         stream: false,
         trigger: None,
-        output: conform::exec::Output::Pipes,
+        output: exec::Output::Pipes,
         sandbox: None,
         env_remove: Vec::new(),
     }
@@ -54,6 +62,36 @@ fn run(spec: &RunSpec) -> (RunRecord, Duration) {
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Runs the `#[ignore]`d test `name` of this module alone, in a new process of this
+/// test binary with `env` added to its environment, and fails unless it ran and
+/// passed. For a test that needs process-wide state of its own, which the tests in
+/// this binary's other threads, and the processes they spawn, must not see.
+fn in_own_process(name: &str, env: &[(&str, &str)]) {
+    // libtest names a test by its path without the crate name.
+    let module = module_path!()
+        .split_once("::")
+        .map_or(module_path!(), |(_, path)| path);
+    let test = format!("{module}::{name}");
+    let output = Command::new(std::env::current_exe().expect("the test binary"))
+        .args([
+            &test,
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .envs(env.iter().copied())
+        .output()
+        .expect("the test binary runs");
+    let stdout = text(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("test result: ok. 1 passed"),
+        "{test} in a process of its own: {}\n{stdout}\n{}",
+        output.status,
+        text(&output.stderr)
+    );
 }
 
 #[test]
@@ -101,15 +139,19 @@ fn passes_arguments_without_a_shell() {
     );
 }
 
-/// Puts CI=true and NO_COLOR=1 in the test process's own environment, as a kit run
-/// under CI would have. Done once; no test depends on their absence. (std's env
-/// lock orders this against the environment reads of concurrent spawns.)
-fn kit_environment_like_ci() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        std::env::set_var("CI", "true");
-        std::env::set_var("NO_COLOR", "1");
-    });
+/// CI=true and NO_COLOR=1, as the environment of a kit run under CI has them: given
+/// to a test that [`in_own_process`] runs, never set in this process.
+const CI_ENVIRONMENT: &[(&str, &str)] = &[("CI", "true"), ("NO_COLOR", "1")];
+
+/// Asserts the kit's own environment is [`CI_ENVIRONMENT`], as the outer test made it.
+fn assert_kit_environment_like_ci() {
+    for (name, value) in CI_ENVIRONMENT {
+        assert_eq!(
+            std::env::var(name).as_deref(),
+            Ok(*value),
+            "{name}: run this test through the test that runs it in a process of its own"
+        );
+    }
 }
 
 fn env_lines(record: &RunRecord) -> Vec<String> {
@@ -121,7 +163,16 @@ fn env_lines(record: &RunRecord) -> Vec<String> {
 
 #[test]
 fn scrubs_the_environment_and_sets_term() {
-    kit_environment_like_ci();
+    in_own_process(
+        "scrubs_the_environment_and_sets_term_in_its_own_process",
+        CI_ENVIRONMENT,
+    );
+}
+
+#[test]
+#[ignore = "run in a process of its own by scrubs_the_environment_and_sets_term"]
+fn scrubs_the_environment_and_sets_term_in_its_own_process() {
+    assert_kit_environment_like_ci();
     let mut spec = spec("print_env.sh");
     spec.env_set = vec![("CONFORM_EXEC_TEST".into(), "hello world".into())];
     let (record, _) = run(&spec);
@@ -159,7 +210,16 @@ fn scrubs_the_environment_and_sets_term() {
 
 #[test]
 fn env_set_overrides_the_scrub() {
-    kit_environment_like_ci();
+    in_own_process(
+        "env_set_overrides_the_scrub_in_its_own_process",
+        CI_ENVIRONMENT,
+    );
+}
+
+#[test]
+#[ignore = "run in a process of its own by env_set_overrides_the_scrub"]
+fn env_set_overrides_the_scrub_in_its_own_process() {
+    assert_kit_environment_like_ci();
     let mut spec = spec("print_env.sh");
     spec.env_set = vec![("NO_COLOR".into(), "1".into())];
     let (record, _) = run(&spec);
@@ -197,6 +257,16 @@ fn open_stdin_blocks_a_reader_until_the_limit() {
 #[cfg(target_os = "linux")]
 #[test]
 fn resets_signal_dispositions_and_mask_in_the_child() {
+    in_own_process(
+        "resets_signal_dispositions_and_mask_in_the_child_in_its_own_process",
+        &[],
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+#[ignore = "run in a process of its own by resets_signal_dispositions_and_mask_in_the_child"]
+fn resets_signal_dispositions_and_mask_in_the_child_in_its_own_process() {
     use nix::sys::signal::{
         pthread_sigmask, sigaction, SaFlags, SigAction, SigHandler, SigSet, SigmaskHow, Signal,
     };
@@ -204,8 +274,8 @@ fn resets_signal_dispositions_and_mask_in_the_child() {
     let ignore = SigAction::new(SigHandler::SigIgn, SaFlags::empty(), SigSet::empty());
     let mut blocked = SigSet::empty();
     blocked.add(Signal::SIGUSR2);
-    // SAFETY: installs SIG_IGN, no handler code. Process-wide, but no other test
-    // depends on SIGINT or SIGQUIT; the previous dispositions are restored below.
+    // SAFETY: installs SIG_IGN, no handler code. Process-wide: this test runs alone
+    // in a process of its own. The previous dispositions are restored below.
     let previous = unsafe {
         [
             sigaction(Signal::SIGINT, &ignore),
@@ -353,13 +423,10 @@ fn a_grandchild_that_escaped_the_group_holding_stdout_is_recorded_not_waited_for
     );
 }
 
-/// Set when the test below re-runs itself in a process of its own.
-#[cfg(target_os = "linux")]
-const CANCEL_CHILD: &str = "CONFORM_EXEC_TEST_CANCEL_CHILD";
-
 /// Ctrl-C must stop a run in every state, also a stream whose tool has exited while
 /// an escaped grandchild holds stdout: the kit stops waiting after the EOF grace, not
-/// at the stream's deadline.
+/// at the stream's deadline. The cancel is this test's session's alone, so it runs
+/// beside the other tests.
 #[cfg(target_os = "linux")]
 #[test]
 fn cancel_stops_a_stream_whose_exited_tool_left_stdout_held() {
@@ -370,25 +437,6 @@ fn cancel_stops_a_stream_whose_exited_tool_left_stdout_held() {
     use nix::sys::signal::{kill, Signal};
     use nix::sys::stat::Mode;
     use nix::unistd::{mkfifo, Pid};
-
-    const NAME: &str = "cancel_stops_a_stream_whose_exited_tool_left_stdout_held";
-    if std::env::var_os(CANCEL_CHILD).is_none() {
-        // The cancel request is process-wide and permanent: here it would stop every
-        // other test's runs. So this test runs again, alone, in a process of its own.
-        let output = std::process::Command::new(std::env::current_exe().expect("test binary"))
-            .args(["--exact", NAME, "--nocapture"])
-            .env(CANCEL_CHILD, "1")
-            .output()
-            .expect("the test binary runs");
-        let stdout = text(&output.stdout);
-        assert!(
-            output.status.success() && stdout.contains("1 passed"),
-            "{}\n{stdout}\n{}",
-            output.status,
-            text(&output.stderr)
-        );
-        return;
-    }
 
     let dir = tempfile::tempdir().expect("temp dir");
     let fifo = dir.path().join("ready");
