@@ -282,3 +282,6 @@ pub fn summarize(errors: &[String]) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests;

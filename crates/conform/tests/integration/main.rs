@@ -10,7 +10,6 @@ mod partition;
 mod profile_validation;
 mod reference_cli;
 mod reports;
-mod schemas;
 mod stream;
 mod support;
 mod trust;

@@ -1,4 +1,5 @@
-//! The wire-format schemas against their fixtures (`tests/fixtures/schemas/`).
+//! The wire-format schemas against their fixtures (the crate's
+//! `tests/fixtures/schemas/`).
 //!
 //! Layout per format: `valid/` passes both layers; `invalid/` breaks one rule of the
 //! base layer (the published schema's facts) and nothing else; `invalid-strict/`
@@ -11,7 +12,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use conform::checks::schemas;
+use crate::checks::schemas;
 use serde_json::Value;
 
 type Validate = fn(&Value) -> Vec<String>;
