@@ -8,6 +8,8 @@ mod model;
 mod pointer;
 mod resolve;
 mod spans;
+#[cfg(test)]
+mod tests;
 mod validate;
 
 use std::path::{Path, PathBuf};
