@@ -14,6 +14,8 @@ pub mod sarif;
 pub mod show;
 pub mod stream;
 pub mod style;
+#[cfg(test)]
+mod tests;
 pub mod validate;
 
 use std::collections::{BTreeSet, HashMap};

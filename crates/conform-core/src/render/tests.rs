@@ -1,0 +1,427 @@
+//! The renderers on fixed results: snapshots of every report (text, JUnit, SARIF,
+//! Markdown, the badge), the JUnit and SARIF files read back as their consumers read
+//! them, and every report file written from one finished run. conform's
+//! integration tests (tests/integration/reports.rs) write the files from a real run.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::checks::evidence::RunFacts;
+use crate::checks::{CheckId, Evidence, Status, CATALOG};
+use crate::envelope::ExitStatus;
+use crate::profile::Locations;
+use crate::render::style::Style;
+use crate::render::{self, badge, junit, markdown, run, sarif, Finished, ReportFormat, Sources};
+use crate::result::{verdicts, Check, CheckReport, ProfileReport};
+
+/// The fixture profile the fixed results come from, in conform's tests, as a path
+/// relative to the repository root (reports name it so).
+const FIXTURE: &str = "crates/conform/tests/fixtures/sarif/profile.json";
+/// The SARIF 2.1.0 subset the log must validate against, also in conform's tests.
+const SARIF_SCHEMA: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../conform/tests/fixtures/sarif/sarif-2.1.0-subset.schema.json"
+));
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Errors of `instance` against the draft-07 `schema` text, formats checked.
+fn schema_errors(schema: &str, instance: &Value) -> Vec<String> {
+    let schema: Value = serde_json::from_str(schema).expect("schema is JSON");
+    let validator = jsonschema::draft7::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("schema compiles");
+    validator
+        .iter_errors(instance)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect()
+}
+
+fn facts(probe: &str, pointer: &str, argv: &[&str]) -> RunFacts {
+    RunFacts {
+        probe: probe.into(),
+        pointer: pointer.into(),
+        argv: std::iter::once("./fixturecli")
+            .chain(argv.iter().copied())
+            .map(String::from)
+            .collect(),
+        stdin: "closed",
+        exit_code: Some(0),
+        duration_ms: 12,
+        env: vec!["TERM=xterm-256color".into()],
+        ..Default::default()
+    }
+}
+
+fn check(
+    id: CheckId,
+    runs_checked: usize,
+    failures: Vec<Evidence>,
+    skipped: Option<&str>,
+) -> CheckReport {
+    let spec = id.spec();
+    let status = match (&failures[..], skipped) {
+        (_, Some(_)) => Status::Skip,
+        ([], None) => Status::Pass,
+        _ => Status::Fail,
+    };
+    CheckReport {
+        check: Check {
+            id: spec.name,
+            title: spec.title,
+            status,
+            level: spec.level,
+            failure_modes: spec.failure_modes.iter().map(|n| format!("§{n}")).collect(),
+            requirements: spec.requirements.to_vec(),
+            runs_checked,
+            failures,
+            skipped_reason: skipped.map(String::from),
+        },
+        extension: spec.extension,
+    }
+}
+
+fn report(
+    profile: &str,
+    tool: &str,
+    checks: Vec<CheckReport>,
+    runs: Vec<RunFacts>,
+) -> ProfileReport {
+    let selected = CheckId::all();
+    let (levels, summary) = verdicts(&checks, &selected);
+    ProfileReport {
+        profile: profile.into(),
+        tool: tool.into(),
+        levels,
+        summary,
+        checks,
+        runs,
+        duration_ms: 1234,
+    }
+}
+
+/// Two profiles with fixed timings: one passing every check, one whose ANSI-colored
+/// output fails two checks on two runs (one cause each), whose open-stdin run hangs,
+/// whose `--help` is killed by a signal, with a skipped check and Markdown syntax in
+/// a detail.
+fn fixed_results() -> Vec<ProfileReport> {
+    let mut list = facts("list", "/probes/0", &["list"]);
+    list.stdout_bytes = 31;
+    list.stdout_excerpt = "{\u{1b}[34m\"ok\"\u{1b}[0m: true}\nsecond line\n".into();
+    let mut delete = facts(
+        "delete all --dry-run",
+        "/probes/1",
+        &["delete", "--all", "--dry-run"],
+    );
+    delete.stdout_bytes = 12;
+    delete.stdout_excerpt = "\u{1b}[1m{}\u{1b}[0m".into();
+    let mut open = facts("delete all", "/probes/1", &["delete", "--all"]);
+    open.stdin = "open";
+    open.exit_code = None;
+    open.timed_out = true;
+    open.duration_ms = 5000;
+    open.env = vec!["-CI".into(), "TERM=xterm-256color".into()];
+    open.stderr_bytes = 22;
+    open.stderr_excerpt = "Really delete? [y/N] ".into();
+    let mut help = facts("--help", "/command", &["--help"]);
+    help.exit_code = None;
+    help.signal = Some("SIGSEGV".into());
+    let not_json = |run: &RunFacts, start: &str| {
+        Evidence {
+        run: run.clone(),
+        detail: format!(
+            "stdout is not a single JSON document (key must be a string at line 1 column 2); it starts {start:?}: JSON must be on by default when stdout is not a terminal (REQ-F-003)"
+        ),
+    }
+    };
+    let failing = vec![
+        check(CheckId::NoHangStdinClosed, 2, vec![], None),
+        check(
+            CheckId::NoHangStdinOpen,
+            2,
+            vec![Evidence {
+                run: open.clone(),
+                detail: "no exit within the 5s limit; the kit killed its process group".into(),
+            }],
+            None,
+        ),
+        check(
+            CheckId::JsonEnvelope,
+            2,
+            vec![
+                not_json(&list, "{\u{1b}[34m\"ok\""),
+                not_json(&delete, "\u{1b}[1m{}"),
+            ],
+            None,
+        ),
+        check(
+            CheckId::HelpOffStdout,
+            1,
+            vec![Evidence {
+                run: help.clone(),
+                detail: "--help was killed by SIGSEGV; expected exit 0 with `usage | help` on stderr <only>".into(),
+            }],
+            None,
+        ),
+        check(
+            CheckId::ProfileConsistency,
+            0,
+            vec![],
+            Some("the tool gave no valid manifest (manifest_valid reports why)"),
+        ),
+    ];
+    let passing = vec![
+        check(CheckId::NoHangStdinClosed, 2, vec![], None),
+        check(CheckId::JsonEnvelope, 2, vec![], None),
+    ];
+    vec![
+        report(
+            "conformance/profiles/democli.json",
+            "democli",
+            passing,
+            vec![facts("list", "/probes/0", &["list"])],
+        ),
+        report(
+            FIXTURE,
+            "fixturecli",
+            failing,
+            vec![list, delete, open, help],
+        ),
+    ]
+}
+
+fn fixture_sources() -> Sources {
+    let text = std::fs::read_to_string(repo_root().join(FIXTURE)).expect("fixture profile");
+    let mut sources = Sources::default();
+    sources.insert(FIXTURE, Locations::scan(&text));
+    sources
+}
+
+#[test]
+fn text_report_snapshot() {
+    let text = run::to_text(&fixed_results(), &fixture_sources(), Style { color: false });
+    insta::assert_snapshot!("text", text);
+}
+
+#[test]
+fn junit_report_snapshot() {
+    let xml = junit::to_xml(&fixed_results(), &fixture_sources()).expect("serializes");
+    insta::assert_snapshot!("junit", xml);
+}
+
+#[test]
+fn sarif_report_snapshot() {
+    let json =
+        sarif::to_json(&fixed_results(), &fixture_sources(), &repo_root()).expect("serializes");
+    insta::assert_snapshot!("sarif", json);
+}
+
+#[test]
+fn markdown_report_snapshot() {
+    insta::assert_snapshot!(
+        "markdown",
+        markdown::to_markdown(&fixed_results(), &fixture_sources())
+    );
+}
+
+#[test]
+fn badge_snapshots() {
+    let results = fixed_results();
+    insta::assert_snapshot!("badge_failing", badge::to_svg(&results));
+    insta::assert_snapshot!("badge_level_3", badge::to_svg(&results[..1]));
+}
+
+#[test]
+fn the_badge_names_the_highest_level_every_profile_passes() {
+    use crate::result::LevelStatus::{Fail, Incomplete, Pass};
+    let mut results = fixed_results();
+    let mut with = |l1, l2, l3| {
+        let r = &mut results[0];
+        r.levels.level_1 = l1;
+        r.levels.level_2 = l2;
+        r.levels.level_3 = l3;
+        badge::verdict(&results[..1])
+    };
+    assert_eq!(with(Pass, Pass, Pass), ("level 3".into(), "#4c1"));
+    assert_eq!(with(Pass, Fail, Fail), ("level 1".into(), "#e05d44"));
+    assert_eq!(with(Pass, Pass, Incomplete), ("level 2".into(), "#dfb317"));
+    assert_eq!(with(Fail, Fail, Fail), ("failing".into(), "#e05d44"));
+    assert_eq!(
+        with(Incomplete, Incomplete, Incomplete),
+        ("incomplete".into(), "#9f9f9f")
+    );
+}
+
+#[test]
+fn the_text_report_shows_control_bytes_as_pictures_never_as_rust_escapes() {
+    let text = run::to_text(&fixed_results(), &fixture_sources(), Style { color: false });
+    for escaped in [r"\u{1b}", r#"\""#, "\u{1b}"] {
+        assert!(!text.contains(escaped), "{escaped} in:\n{text}");
+    }
+    assert!(
+        text.contains(r#"it starts "{␛[34m"ok"": JSON must"#),
+        "{text}"
+    );
+    assert!(text.contains(r#"stdout │ {␛[34m"ok"␛[0m: true}"#), "{text}");
+    assert!(
+        text.contains("$ env -u CI TERM=xterm-256color ./fixturecli delete --all\n"),
+        "an open stdin has no redirect: {text}"
+    );
+    assert!(text.contains("stdin: an open pipe"), "{text}");
+    assert!(
+        text.contains("$ TERM=xterm-256color ./fixturecli list </dev/null"),
+        "{text}"
+    );
+    assert!(text.contains("killed by SIGSEGV"), "{text}");
+    // Two runs with the same defect print its detail once.
+    assert_eq!(
+        text.matches("stdout is not a single JSON document").count(),
+        1,
+        "{text}"
+    );
+    assert!(text.contains("seen in 2 runs:"), "{text}");
+}
+
+#[test]
+fn the_junit_file_parses_with_a_testcase_per_check_named_profile_and_check() {
+    let results = fixed_results();
+    let xml = junit::to_xml(&results, &fixture_sources()).expect("serializes");
+    let parsed = quick_junit::Report::deserialize_from_str(&xml).expect("JUnit parses");
+    assert_eq!(parsed.test_suites.len(), 2);
+    for (suite, result) in parsed.test_suites.iter().zip(&results) {
+        assert_eq!(suite.test_cases.len(), result.checks.len());
+        assert_eq!(suite.failures, result.summary.failed);
+        assert_eq!(suite.time, Some(std::time::Duration::from_millis(1234)));
+    }
+    let suite = &parsed.test_suites[1];
+    assert_eq!(suite.name.as_str(), "profile");
+    let names: Vec<&str> = suite.test_cases.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "profile :: no_hang_stdin_closed",
+            "profile :: no_hang_stdin_open",
+            "profile :: json_envelope",
+            "profile :: help_off_stdout",
+            "profile :: profile_consistency"
+        ]
+    );
+    match &suite.test_cases[2].status {
+        quick_junit::TestCaseStatus::NonSuccess {
+            message,
+            description,
+            ..
+        } => {
+            let message = message.as_ref().map(|m| m.as_str()).unwrap_or_default();
+            assert!(
+                message.starts_with("stdout is not a single JSON document"),
+                "{message}"
+            );
+            let description = description.as_ref().map(|d| d.as_str()).unwrap_or_default();
+            assert!(
+                description.contains("$ TERM=xterm-256color ./fixturecli list </dev/null"),
+                "{description}"
+            );
+            assert!(description.contains("exit 0"), "{description}");
+        }
+        other => panic!("json_envelope is not a failure: {other:?}"),
+    }
+    match &suite.test_cases[4].status {
+        quick_junit::TestCaseStatus::Skipped { message, .. } => assert_eq!(
+            message.as_ref().map(|m| m.as_str()),
+            Some("the tool gave no valid manifest (manifest_valid reports why)")
+        ),
+        other => panic!("profile_consistency is not skipped: {other:?}"),
+    }
+}
+
+/// (startLine, startColumn) of every SARIF result, with its rule.
+fn regions(sarif: &Value) -> Vec<(String, u64, u64)> {
+    sarif["runs"][0]["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            let region = &r["locations"][0]["physicalLocation"]["region"];
+            (
+                r["ruleId"].as_str().unwrap_or_default().to_string(),
+                region["startLine"].as_u64().unwrap_or(0),
+                region["startColumn"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_sarif_log_validates_and_points_at_the_probes_in_the_profile() {
+    let json =
+        sarif::to_json(&fixed_results(), &fixture_sources(), &repo_root()).expect("serializes");
+    let log: Value = serde_json::from_str(&json).expect("SARIF is JSON");
+    assert_eq!(schema_errors(SARIF_SCHEMA, &log), Vec::<String>::new());
+    let run = &log["runs"][0];
+    assert_eq!(run["columnKind"], "unicodeCodePoints");
+    let rules = run["tool"]["driver"]["rules"].as_array().expect("rules");
+    assert_eq!(rules.len(), CATALOG.len());
+    assert_eq!(rules[2]["id"], "json_envelope");
+    assert_eq!(rules[2]["properties"]["tags"][0], "REQ-F-003");
+    // The fixture profile: line 8 holds probe 0, line 9 opens probe 1, line 4 is
+    // `command`; a result per failing run.
+    assert_eq!(
+        regions(&log),
+        [
+            ("no_hang_stdin_open".to_string(), 9, 5),
+            ("json_envelope".to_string(), 8, 5),
+            ("json_envelope".to_string(), 9, 5),
+            ("help_off_stdout".to_string(), 4, 3),
+        ]
+    );
+    let uri = &run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
+    assert_eq!(uri, FIXTURE);
+    let text = std::fs::read_to_string(repo_root().join(FIXTURE)).expect("fixture");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[7][4..].starts_with("{ \"name\": \"list\""),
+        "{}",
+        lines[7]
+    );
+    assert!(lines[3][2..].starts_with("\"command\""), "{}", lines[3]);
+}
+
+#[test]
+fn reports_are_rendered_for_every_format_from_one_finished_run() {
+    let results = fixed_results();
+    let sources = fixture_sources();
+    let selected = CheckId::all();
+    let finished = Finished {
+        results: &results,
+        sources: &sources,
+        selected: &selected,
+        status: ExitStatus::ChecksFailed,
+        duration_ms: 1,
+        cwd: &repo_root(),
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let reports: Vec<(ReportFormat, PathBuf)> = [
+        (ReportFormat::Json, "r.json"),
+        (ReportFormat::Junit, "r.xml"),
+        (ReportFormat::Sarif, "r.sarif"),
+        (ReportFormat::Markdown, "r.md"),
+        (ReportFormat::Badge, "r.svg"),
+    ]
+    .into_iter()
+    .map(|(f, name)| (f, dir.path().join(name)))
+    .collect();
+    assert_eq!(
+        render::write_reports(&reports, &finished),
+        Vec::<String>::new()
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).expect("read"))
+            .expect("JSON report");
+    assert_eq!(report["results"][1]["runs"][0]["pointer"], "/probes/0");
+    assert_eq!(report["exit_code"], 4);
+}
