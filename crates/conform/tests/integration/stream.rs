@@ -67,7 +67,7 @@ fn a_passing_stream_ends_on_its_summary_and_a_failing_one_on_an_error_envelope()
     let passed = lines(&output.stdout);
     let last = passed.last().expect("a terminal line");
     assert_eq!(last["_summary"], true);
-    let catalog = conform::checks::CATALOG.len();
+    let catalog = conform_core::command::check_ids().count();
     assert_eq!(
         last["_count"],
         2 * catalog,
@@ -89,7 +89,7 @@ fn a_passing_stream_ends_on_its_summary_and_a_failing_one_on_an_error_envelope()
     assert_eq!(last["meta"]["exit_code"], 4);
     assert_eq!(
         last["meta"]["items_emitted"],
-        conform::checks::CATALOG.len()
+        conform_core::command::check_ids().count()
     );
 }
 
@@ -141,7 +141,7 @@ fn sigint_after_the_first_lines_gives_partial_results_and_exit_130() {
     assert_eq!(last["meta"]["items_emitted"], items);
     assert_eq!(
         items,
-        conform::checks::CATALOG.len() as u64,
+        conform_core::command::check_ids().count() as u64,
         "the first profile only: the second is not judged on killed runs"
     );
 }

@@ -167,7 +167,7 @@ pub fn conformance_results(envelope: &Value) -> Vec<&Value> {
 /// `conformance-result.json` (empty when it validates).
 pub fn published_result_errors(result: &Value) -> Vec<String> {
     schema_errors(
-        include_str!("../../schemas/conformance-result.schema.json"),
+        include_str!("../../../conform-core/schemas/conformance-result.schema.json"),
         result,
     )
 }

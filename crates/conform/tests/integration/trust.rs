@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::process::{Command, Stdio};
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::support::{
     conform, conform_reported, conformance_results, hostile, interrupt_conform_run,
@@ -51,12 +51,29 @@ fn the_published_schema_is_closed_so_an_extra_key_fails_it() {
     assert!(!published_result_errors(&result).is_empty());
 }
 
-/// The extension checks' IDs, in catalog order.
-fn extension_ids() -> Vec<&'static str> {
-    conform::checks::CATALOG
+/// The extension checks' IDs, in catalog order: `conform checks` lists the whole
+/// catalog, each check marked extension or not.
+fn extension_ids() -> Vec<String> {
+    let output = Command::new(env!("CARGO_BIN_EXE_conform"))
+        .arg("checks")
+        .output()
+        .expect("conform checks runs");
+    assert!(output.status.success(), "conform checks: {}", output.status);
+    let envelope: Value = serde_json::from_slice(&output.stdout).expect("one JSON envelope");
+    let checks = envelope["data"]["checks"].as_array().expect("data.checks");
+    let ids: Vec<&str> = checks
         .iter()
-        .filter(|spec| spec.extension)
-        .map(|spec| spec.name)
+        .map(|check| check["id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(
+        ids,
+        conform_core::command::check_ids().collect::<Vec<_>>(),
+        "conform checks lists the catalog"
+    );
+    checks
+        .iter()
+        .filter(|check| check["extension"] == true)
+        .map(|check| check["id"].as_str().expect("id").to_string())
         .collect()
 }
 
@@ -111,7 +128,7 @@ fn the_json_report_holds_every_run_and_validates_against_its_schema() {
     assert_eq!(run.report["exit_code"], 0);
     assert_eq!(
         run.report["selected_checks"].as_array().map(Vec::len),
-        Some(conform::checks::CATALOG.len())
+        Some(conform_core::command::check_ids().count())
     );
 }
 
