@@ -48,12 +48,6 @@ impl ProgressLine {
         self.bar.finish_and_clear();
     }
 
-    /// Runs counted so far, for tests.
-    #[cfg(test)]
-    pub fn position(&self) -> u64 {
-        self.bar.position()
-    }
-
     fn show_profiles(&self) {
         self.bar
             .set_prefix(format!("{}/{} profiles", self.profiles_done, self.profiles));
