@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 /// Expand the given paths. A directory that cannot be read, or holds no profile, is
 /// returned as an error message naming it.
-pub fn profile_paths(args: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+pub(crate) fn profile_paths(args: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for arg in args {
         if arg.is_dir() {

@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// Version of conform's envelope and result documents.
-pub const RESULT_SCHEMA_VERSION: &str = "1.0";
+pub(crate) const RESULT_SCHEMA_VERSION: &str = "1.0";
 
 /// The process exit codes conform uses, from the spec's exit-code table (the same
 /// codes the spec's reference kit uses, so CI scripts work unchanged).
@@ -36,6 +36,7 @@ impl ExitStatus {
         ExitStatus::Terminated,
     ];
 
+    /// The process exit code.
     pub fn code(self) -> i32 {
         self as i32
     }
@@ -80,33 +81,14 @@ impl ExitStatus {
     }
 
     /// conform was interrupted (SIGINT) or stopped (SIGTERM).
-    pub fn is_cancellation(self) -> bool {
+    pub(crate) fn is_cancellation(self) -> bool {
         matches!(self, ExitStatus::Cancelled | ExitStatus::Terminated)
-    }
-
-    /// The worse of two statuses, for runs over several profiles: an invalid
-    /// profile outranks failed checks, which outrank success.
-    pub fn worst(self, other: ExitStatus) -> ExitStatus {
-        fn rank(s: ExitStatus) -> u8 {
-            match s {
-                ExitStatus::Success => 0,
-                ExitStatus::ChecksFailed => 1,
-                ExitStatus::InvalidInput => 2,
-                ExitStatus::GeneralError => 3,
-                ExitStatus::Cancelled | ExitStatus::Terminated => 4,
-            }
-        }
-        if rank(other) > rank(self) {
-            other
-        } else {
-            self
-        }
     }
 }
 
 /// An `ErrorDetail` of the spec.
 #[derive(Debug, Clone, Serialize)]
-pub struct ErrorDetail {
+pub(crate) struct ErrorDetail {
     pub code: String,
     pub message: String,
     pub retryable: bool,
@@ -121,7 +103,11 @@ pub struct ErrorDetail {
 impl ErrorDetail {
     /// A mistake in what the caller gave, found before anything ran: not retryable
     /// as is, with the fix to make.
-    pub fn invalid_input(code: &str, message: impl Into<String>, fix: impl Into<String>) -> Self {
+    pub(crate) fn invalid_input(
+        code: &str,
+        message: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Self {
         ErrorDetail {
             code: code.into(),
             message: message.into(),
@@ -134,7 +120,7 @@ impl ErrorDetail {
 }
 
 /// Build the envelope: `ok` is derived from the exit code, never set separately.
-pub fn envelope(
+pub(crate) fn envelope(
     status: ExitStatus,
     data: Value,
     error: Option<ErrorDetail>,
@@ -145,7 +131,7 @@ pub fn envelope(
 
 /// [`envelope`] with extra `meta` keys (the spec leaves `meta` open), such as
 /// `conform run`'s `profile`, `runs` and `extension_checks`.
-pub fn envelope_with_meta(
+pub(crate) fn envelope_with_meta(
     status: ExitStatus,
     data: Value,
     error: Option<ErrorDetail>,

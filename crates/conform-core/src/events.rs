@@ -11,7 +11,7 @@ use crate::result::{CheckReport, ProfileReport};
 /// a reader among today's reporters.
 #[derive(Debug)]
 #[allow(dead_code)]
-pub enum Event<'a> {
+pub(crate) enum Event<'a> {
     /// Every profile is planned: how many runs there are to make.
     PlanReady { profiles: usize, runs: usize },
     /// A run was started.
@@ -32,12 +32,12 @@ pub enum Event<'a> {
 }
 
 /// A consumer of events.
-pub trait Reporter {
+pub(crate) trait Reporter {
     fn event(&mut self, event: &Event<'_>);
 }
 
 /// Reports nothing: for callers that only want the final reports.
-pub struct Silent;
+pub(crate) struct Silent;
 
 impl Reporter for Silent {
     fn event(&mut self, _: &Event<'_>) {}

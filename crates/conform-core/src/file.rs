@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// Write `contents` to `path` through a temporary file beside it and a rename, so a
 /// reader (a CI step, an editor) or a crash never sees half a file.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), String> {
+pub(crate) fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), String> {
     let dir = parent(path);
     // Readable like any file the user writes (a temporary file is 0600 by default).
     let mut file = tempfile::Builder::new()
@@ -24,7 +24,7 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), String> {
 }
 
 /// The directory a file is in (`.` for a bare file name).
-pub fn parent(path: &Path) -> &Path {
+pub(crate) fn parent(path: &Path) -> &Path {
     match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),

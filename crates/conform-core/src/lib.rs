@@ -12,6 +12,8 @@
 //!   binary cargo built, assert that it passes;
 //! - [`command`], the `conform` binary's commands without the argument parser.
 
+#![warn(unreachable_pub, missing_docs)]
+
 mod checks;
 pub mod command;
 mod discover;
@@ -30,4 +32,5 @@ mod suite;
 
 pub use envelope::ExitStatus;
 pub use exec::Cancel;
+pub use profile::Violation;
 pub use suite::{Suite, SuiteError, SuiteReport};

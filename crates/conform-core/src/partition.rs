@@ -21,21 +21,25 @@ pub struct Partition {
 
 impl Partition {
     /// Shard `shard` of `total`; `None` unless 1 <= shard <= total.
-    pub fn new(shard: usize, total: usize) -> Option<Partition> {
+    pub(crate) fn new(shard: usize, total: usize) -> Option<Partition> {
         (1..=total)
             .contains(&shard)
             .then_some(Partition { shard, total })
     }
 
     /// Whether the pair at `index` of the sorted list belongs to this shard.
-    pub fn holds(self, index: usize) -> bool {
+    pub(crate) fn holds(self, index: usize) -> bool {
         index % self.total + 1 == self.shard
     }
 
     /// This shard's checks for each of `profiles` profiles, all of which were
     /// selected `selected`. Every profile keeps its place, with an empty set when the
     /// shard holds none of its checks, so `data.results` lines up across shards.
-    pub fn split(self, profiles: usize, selected: &BTreeSet<CheckId>) -> Vec<BTreeSet<CheckId>> {
+    pub(crate) fn split(
+        self,
+        profiles: usize,
+        selected: &BTreeSet<CheckId>,
+    ) -> Vec<BTreeSet<CheckId>> {
         (0..profiles)
             .map(|p| {
                 // BTreeSet iterates CheckId in declaration order: catalog order.

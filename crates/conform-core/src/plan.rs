@@ -15,11 +15,11 @@ use crate::exec::{Output, RunSpec, Sandbox, Signal, StdinMode, Trigger, TriggerA
 use crate::profile::{ArgumentOrder, LoadedProfile, Probe, ProbeKind};
 
 /// Index of a run in [`Plan::runs`].
-pub type RunIndex = usize;
+pub(crate) type RunIndex = usize;
 
 /// Why a run is made: which checks read it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RunRole {
+pub(crate) enum RunRole {
     /// A probe's stdin-closed run (for a destructive probe, also its refusal run).
     Closed { probe: usize },
     /// A probe's stdin-open run.
@@ -57,17 +57,17 @@ pub enum RunRole {
 
 /// The runs the kit makes without a probe, in a sandbox.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum KitRun {
+pub(crate) enum KitRun {
     Version,
     Help,
     Bare,
 }
 
 impl KitRun {
-    pub const ALL: [KitRun; 3] = [KitRun::Version, KitRun::Help, KitRun::Bare];
+    pub(crate) const ALL: [KitRun; 3] = [KitRun::Version, KitRun::Help, KitRun::Bare];
 
     /// The arguments after the profile's command.
-    pub fn argv(self) -> &'static [&'static str] {
+    pub(crate) fn argv(self) -> &'static [&'static str] {
         match self {
             KitRun::Version => &["--version"],
             KitRun::Help => &["--help"],
@@ -76,7 +76,7 @@ impl KitRun {
     }
 
     /// `--version`, `--help`, `bare`: the start of the run's label.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             KitRun::Version => "--version",
             KitRun::Help => "--help",
@@ -86,14 +86,14 @@ impl KitRun {
 }
 
 /// The size of the terminal run's pseudo-terminal.
-pub const TERMINAL: Output = Output::Terminal { cols: 80, rows: 24 };
+pub(crate) const TERMINAL: Output = Output::Terminal { cols: 80, rows: 24 };
 
 /// Variables removed in an isolated run, so that no graphical program can open.
 const DISPLAY_VARS: [&str; 2] = ["DISPLAY", "WAYLAND_DISPLAY"];
 
 /// The argument-order runs (G = global flag, C = command path, L = local args).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum OrderRun {
+pub(crate) enum OrderRun {
     /// Placement of `G v` with the value (`alternate` false) or the alternate value.
     Placement {
         placement: Placement,
@@ -110,7 +110,7 @@ pub enum OrderRun {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Placement {
+pub(crate) enum Placement {
     /// `G v C L`
     BeforePath,
     /// `C G v L`
@@ -120,13 +120,13 @@ pub enum Placement {
 }
 
 impl Placement {
-    pub const ALL: [Placement; 3] = [
+    pub(crate) const ALL: [Placement; 3] = [
         Placement::BeforePath,
         Placement::BetweenPathAndLocal,
         Placement::AfterLocal,
     ];
 
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Placement::BeforePath => "before the command path",
             Placement::BetweenPathAndLocal => "between path and local option",
@@ -140,7 +140,7 @@ impl RunRole {
     /// `/argument_order`, `/manifest`, `/command` for `--help`), so that reports can
     /// point into the file. Derived from the role rather than stored, so that every
     /// place that builds a `PlannedRun` stays as it is.
-    pub fn pointer(&self) -> String {
+    pub(crate) fn pointer(&self) -> String {
         match self {
             RunRole::Closed { probe }
             | RunRole::Open { probe }
@@ -161,7 +161,7 @@ impl RunRole {
 }
 
 impl OrderRun {
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             OrderRun::Placement { placement, .. } => placement.describe(),
             OrderRun::Conflict => "conflicting",
@@ -174,7 +174,7 @@ impl OrderRun {
 
 /// One run to make.
 #[derive(Debug, Clone)]
-pub struct PlannedRun {
+pub(crate) struct PlannedRun {
     /// The label evidence shows (`probe` in the result).
     pub label: String,
     pub role: RunRole,
@@ -187,13 +187,13 @@ pub struct PlannedRun {
 
 /// Every run for one profile.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub runs: Vec<PlannedRun>,
 }
 
 /// Options that shape every run.
 #[derive(Debug, Clone, Copy)]
-pub struct RunOptions {
+pub(crate) struct RunOptions {
     pub capture_limit: usize,
 }
 
@@ -254,7 +254,11 @@ impl Needs {
 }
 
 /// Plan the runs the selected checks need.
-pub fn plan(loaded: &LoadedProfile, checks: &BTreeSet<CheckId>, options: RunOptions) -> Plan {
+pub(crate) fn plan(
+    loaded: &LoadedProfile,
+    checks: &BTreeSet<CheckId>,
+    options: RunOptions,
+) -> Plan {
     let needs = Needs::of(checks);
     let mut planner = Planner {
         loaded,
@@ -637,7 +641,7 @@ impl Planner<'_> {
     }
 }
 
-pub fn stream_label(probe: &Probe) -> String {
+pub(crate) fn stream_label(probe: &Probe) -> String {
     match probe.after_lines {
         Some(n) => format!("{} (SIGINT after {n} line{})", probe.name, plural(n)),
         None => probe.name.clone(),
@@ -653,12 +657,12 @@ fn plural(n: u64) -> &'static str {
 }
 
 /// The command word no tool has: `unknown_command_exit_2` runs `command` + it.
-pub const UNKNOWN_COMMAND: &str = "conform-no-such-command";
+pub(crate) const UNKNOWN_COMMAND: &str = "conform-no-such-command";
 /// The flag no tool has, appended to the first read probe's argv.
-pub const UNKNOWN_FLAG: &str = "--conform-no-such-flag";
+pub(crate) const UNKNOWN_FLAG: &str = "--conform-no-such-flag";
 /// The locale `locale_invariant` runs read probes under: one whose decimal
 /// separator is a comma, whether or not the machine has it installed.
-pub const GERMAN_LOCALE: &str = "de_DE.UTF-8";
+pub(crate) const GERMAN_LOCALE: &str = "de_DE.UTF-8";
 
 #[cfg(test)]
 mod tests {

@@ -29,21 +29,21 @@ use crate::schedule::{self, Progress, Records};
 /// Level verdicts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum LevelStatus {
+pub(crate) enum LevelStatus {
     Pass,
     Fail,
     Incomplete,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Levels {
+pub(crate) struct Levels {
     pub level_1: LevelStatus,
     pub level_2: LevelStatus,
     pub level_3: LevelStatus,
 }
 
 #[derive(Debug, Clone, Copy, Serialize)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub passed: usize,
     pub failed: usize,
     pub skipped: usize,
@@ -53,7 +53,7 @@ pub struct Summary {
 /// order; `F` is the failure entry: conform's full [`Evidence`] in reports, the
 /// reference kit's [`Failure`] in the published document.
 #[derive(Debug, Clone, Serialize)]
-pub struct Check<F> {
+pub(crate) struct Check<F> {
     pub id: &'static str,
     pub title: &'static str,
     pub status: Status,
@@ -68,7 +68,7 @@ pub struct Check<F> {
 
 /// One check with its full evidence.
 #[derive(Debug, Clone, Serialize)]
-pub struct CheckReport {
+pub(crate) struct CheckReport {
     #[serde(flatten)]
     pub check: Check<Evidence>,
     /// conform's own check, not one of the reference kit's 14.
@@ -76,7 +76,7 @@ pub struct CheckReport {
 }
 
 /// A check of the published document.
-pub type ReferenceCheck = Check<Failure>;
+pub(crate) type ReferenceCheck = Check<Failure>;
 
 impl From<Outcome> for CheckReport {
     fn from(outcome: Outcome) -> Self {
@@ -100,7 +100,7 @@ impl From<Outcome> for CheckReport {
 
 impl CheckReport {
     /// This check as the published ConformanceResult has it.
-    pub fn reference(&self) -> ReferenceCheck {
+    pub(crate) fn reference(&self) -> ReferenceCheck {
         let c = &self.check;
         Check {
             id: c.id,
@@ -118,7 +118,7 @@ impl CheckReport {
 
 /// conform's full result of one profile.
 #[derive(Debug, Clone, Serialize)]
-pub struct ProfileReport {
+pub(crate) struct ProfileReport {
     /// The profile file, as given.
     pub profile: String,
     pub tool: String,
@@ -131,12 +131,12 @@ pub struct ProfileReport {
 }
 
 impl ProfileReport {
-    pub fn failed(&self) -> bool {
+    pub(crate) fn failed(&self) -> bool {
         self.summary.failed > 0
     }
 
     /// The IDs of the extension checks reported.
-    pub fn extension_checks(&self) -> Vec<&'static str> {
+    pub(crate) fn extension_checks(&self) -> Vec<&'static str> {
         self.checks
             .iter()
             .filter(|c| c.extension)
@@ -145,7 +145,7 @@ impl ProfileReport {
     }
 
     /// The reference kit's result document for this profile.
-    pub fn conformance_result(&self) -> ConformanceResult {
+    pub(crate) fn conformance_result(&self) -> ConformanceResult {
         ConformanceResult {
             schema_version: RESULT_SCHEMA_VERSION,
             tool: self.tool.clone(),
@@ -158,7 +158,7 @@ impl ProfileReport {
 
 /// The published ConformanceResult: nothing but its five keys.
 #[derive(Debug, Clone, Serialize)]
-pub struct ConformanceResult {
+pub(crate) struct ConformanceResult {
     pub schema_version: &'static str,
     pub tool: String,
     pub levels: Levels,
@@ -188,7 +188,7 @@ fn level(checks: &[CheckReport], selected: &BTreeSet<CheckId>, n: u8) -> LevelSt
 }
 
 /// The levels and summary over `checks`, the checks judged out of `selected`.
-pub fn verdicts(checks: &[CheckReport], selected: &BTreeSet<CheckId>) -> (Levels, Summary) {
+pub(crate) fn verdicts(checks: &[CheckReport], selected: &BTreeSet<CheckId>) -> (Levels, Summary) {
     let count = |s: Status| checks.iter().filter(|c| c.check.status == s).count();
     (
         Levels {
@@ -206,7 +206,7 @@ pub fn verdicts(checks: &[CheckReport], selected: &BTreeSet<CheckId>) -> (Levels
 
 /// How to run profiles.
 #[derive(Debug, Clone)]
-pub struct RunConfig {
+pub(crate) struct RunConfig {
     pub jobs: usize,
     pub options: RunOptions,
     /// Start no further run once a check has failed (`--fail-fast`).
@@ -217,7 +217,7 @@ pub struct RunConfig {
 
 /// What [`run_profiles`] made of the profiles.
 #[derive(Debug)]
-pub struct RunOutcome {
+pub(crate) struct RunOutcome {
     /// The profiles judged (or reported as not run), in the order given. Short of
     /// some when conform was interrupted: those are not judged on cut-off runs.
     pub reports: Vec<ProfileReport>,
@@ -260,7 +260,7 @@ impl Reporter for FailFast<'_> {
 
 /// One profile to run, with the checks selected for it.
 #[derive(Debug, Clone)]
-pub struct ProfileRun<'a> {
+pub(crate) struct ProfileRun<'a> {
     pub profile: &'a LoadedProfile,
     pub checks: BTreeSet<CheckId>,
 }
@@ -268,7 +268,7 @@ pub struct ProfileRun<'a> {
 /// Plan every profile, make every run in one pool, and judge each profile as soon
 /// as its runs are all made, telling `reporter` as things happen. The reports are
 /// in the order given, whatever the scheduling.
-pub fn run_profiles(
+pub(crate) fn run_profiles(
     runs: &[ProfileRun<'_>],
     config: &RunConfig,
     reporter: &mut dyn Reporter,

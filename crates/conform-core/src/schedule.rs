@@ -16,14 +16,14 @@ use crate::plan::{Plan, RunIndex};
 
 /// What happened to each planned run, by plan index: `None` when it was not made
 /// because its gate run hit the limit, or conform was cancelled first.
-pub type Records = Vec<Option<RunRecord>>;
+pub(crate) type Records = Vec<Option<RunRecord>>;
 
 /// A run of the pool: (plan index, run index within that plan).
-pub type RunKey = (usize, RunIndex);
+pub(crate) type RunKey = (usize, RunIndex);
 
 /// What the scheduler tells its caller as it goes.
 #[derive(Debug)]
-pub enum Progress<'a> {
+pub(crate) enum Progress<'a> {
     /// A run was started.
     Started(RunKey),
     /// A run ended: its record, or `None` when it was not made.
@@ -33,7 +33,7 @@ pub enum Progress<'a> {
 }
 
 /// What makes runs: the reactor, or a stand-in in tests.
-pub trait Executor {
+pub(crate) trait Executor {
     fn start(&mut self, key: RunKey, spec: &RunSpec);
     /// Runs holding a job slot.
     fn busy(&self) -> usize;
@@ -151,7 +151,7 @@ impl<'p> Pool<'p> {
 ///
 /// Once `stop` is set (`--fail-fast`, from inside `on`), no further run is started:
 /// the runs in progress finish, the rest end as not made.
-pub fn execute(
+pub(crate) fn execute(
     plans: &[&Plan],
     jobs: usize,
     stop: &AtomicBool,

@@ -46,12 +46,17 @@ pub enum SuiteError {
     /// The profile is missing, unreadable or invalid, or its program cannot run.
     #[error("{}", invalid_profile(path, violations))]
     InvalidProfile {
+        /// The profile file, as given.
         path: PathBuf,
+        /// Every violation, with its JSON pointer, line and fix.
         violations: Vec<Violation>,
     },
     /// `only` or `skip` named something that is neither a check ID nor a group.
     #[error("unknown check \"{name}\": use a check ID ({}) or a group (reference, extension)", command::check_ids().collect::<Vec<_>>().join(", "))]
-    UnknownCheck { name: String },
+    UnknownCheck {
+        /// The name as given.
+        name: String,
+    },
     /// `only` and `skip` left no check to run.
     #[error("no check is selected: `only` and `skip` left none")]
     NothingSelected,

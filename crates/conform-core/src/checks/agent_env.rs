@@ -10,7 +10,7 @@ use crate::exec::{SandboxReport, EDITOR_VARS, OPENERS, PAGER_VARS};
 use crate::plan::{KitRun, RunRole};
 use crate::profile::ProbeKind;
 
-pub const PAGER_NOT_INVOKED: CheckSpec = CheckSpec {
+pub(super) const PAGER_NOT_INVOKED: CheckSpec = CheckSpec {
     id: CheckId::PagerNotInvoked,
     name: "pager_not_invoked",
     title: "Never pipes output through a pager",
@@ -22,7 +22,7 @@ pub const PAGER_NOT_INVOKED: CheckSpec = CheckSpec {
     judge: judge_pager,
 };
 
-pub const EDITOR_NOT_INVOKED: CheckSpec = CheckSpec {
+pub(super) const EDITOR_NOT_INVOKED: CheckSpec = CheckSpec {
     id: CheckId::EditorNotInvoked,
     name: "editor_not_invoked",
     title: "Never opens an editor",
@@ -34,7 +34,7 @@ pub const EDITOR_NOT_INVOKED: CheckSpec = CheckSpec {
     judge: judge_editor,
 };
 
-pub const BROWSER_NOT_LAUNCHED: CheckSpec = CheckSpec {
+pub(super) const BROWSER_NOT_LAUNCHED: CheckSpec = CheckSpec {
     id: CheckId::BrowserNotLaunched,
     name: "browser_not_launched",
     title: "Never launches a browser or opener",
@@ -46,7 +46,7 @@ pub const BROWSER_NOT_LAUNCHED: CheckSpec = CheckSpec {
     judge: judge_browser,
 };
 
-pub const TTY_NO_COLOR: CheckSpec = CheckSpec {
+pub(super) const TTY_NO_COLOR: CheckSpec = CheckSpec {
     id: CheckId::TtyNoColor,
     name: "tty_no_color",
     title: "NO_COLOR=1 removes color on a terminal too",
@@ -58,7 +58,7 @@ pub const TTY_NO_COLOR: CheckSpec = CheckSpec {
     judge: judge_tty_no_color,
 };
 
-pub const HELP_VERSION_PURE: CheckSpec = CheckSpec {
+pub(super) const HELP_VERSION_PURE: CheckSpec = CheckSpec {
     id: CheckId::HelpVersionPure,
     name: "help_version_pure",
     title: "--version, --help and the bare command exit 0 and write no files",
@@ -70,7 +70,7 @@ pub const HELP_VERSION_PURE: CheckSpec = CheckSpec {
     judge: judge_help_version_pure,
 };
 
-pub const INVALID_INPUT_NO_SIDE_EFFECTS: CheckSpec = CheckSpec {
+pub(super) const INVALID_INPUT_NO_SIDE_EFFECTS: CheckSpec = CheckSpec {
     id: CheckId::InvalidInputNoSideEffects,
     name: "invalid_input_no_side_effects",
     title: "Invalid input exits 2 and leaves no files behind",

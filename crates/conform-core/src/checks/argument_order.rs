@@ -13,7 +13,7 @@ use super::destructive::first_difference;
 use super::{CheckId, CheckSpec, Context, Judged, Outcome, Variant};
 use crate::plan::{OrderRun, Placement, RunRole};
 
-pub const ARGUMENT_ORDER: CheckSpec = CheckSpec {
+pub(super) const ARGUMENT_ORDER: CheckSpec = CheckSpec {
     id: CheckId::ArgumentOrder,
     name: "argument_order",
     title: "A global option means the same before and after the command path; conflicting repeats exit 2",
@@ -25,7 +25,7 @@ pub const ARGUMENT_ORDER: CheckSpec = CheckSpec {
     judge,
 };
 
-pub fn judge(ctx: &Context<'_>) -> Outcome {
+pub(super) fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::ArgumentOrder);
     let Some(order) = ctx.profile.profile.argument_order.as_ref() else {
         outcome.skip("profile declares no argument_order");

@@ -4,7 +4,7 @@ use super::envelope::find_ansi;
 use super::{CheckId, CheckSpec, Context, Outcome, Variant};
 use crate::plan::RunRole;
 
-pub const NO_COLOR_HONORED: CheckSpec = CheckSpec {
+pub(super) const NO_COLOR_HONORED: CheckSpec = CheckSpec {
     id: CheckId::NoColorHonored,
     name: "no_color_honored",
     title: "NO_COLOR=1 removes ANSI from stdout and stderr",
@@ -16,7 +16,7 @@ pub const NO_COLOR_HONORED: CheckSpec = CheckSpec {
     judge,
 };
 
-pub fn judge(ctx: &Context<'_>) -> Outcome {
+pub(super) fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::NoColorHonored);
     for run in ctx.runs(|r| matches!(r, RunRole::NoColor { .. })) {
         if !outcome.completed(&run) {

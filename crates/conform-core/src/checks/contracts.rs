@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::{CheckId, CheckSpec, Context, Judged, Outcome, Variant};
 use crate::plan::{RunRole, GERMAN_LOCALE};
 
-pub const UNKNOWN_COMMAND_EXIT_2: CheckSpec = CheckSpec {
+pub(super) const UNKNOWN_COMMAND_EXIT_2: CheckSpec = CheckSpec {
     id: CheckId::UnknownCommandExit2,
     name: "unknown_command_exit_2",
     title: "A made-up command or flag exits 2 with an error envelope on stdout",
@@ -22,7 +22,7 @@ pub const UNKNOWN_COMMAND_EXIT_2: CheckSpec = CheckSpec {
     judge: unknown_command,
 };
 
-pub const LOCALE_INVARIANT: CheckSpec = CheckSpec {
+pub(super) const LOCALE_INVARIANT: CheckSpec = CheckSpec {
     id: CheckId::LocaleInvariant,
     name: "locale_invariant",
     title: "A read probe under LC_ALL=de_DE.UTF-8 exits as without it and gives equal data",
@@ -34,7 +34,7 @@ pub const LOCALE_INVARIANT: CheckSpec = CheckSpec {
     judge: locale,
 };
 
-pub const ERROR_DETAIL: CheckSpec = CheckSpec {
+pub(super) const ERROR_DETAIL: CheckSpec = CheckSpec {
     id: CheckId::ErrorDetail,
     name: "error_detail",
     title: "Every error envelope has a boolean error.retryable, false for exit 2",
@@ -52,7 +52,7 @@ pub const ERROR_DETAIL: CheckSpec = CheckSpec {
     judge: error_detail,
 };
 
-pub const EXIT_CODES_DECLARED: CheckSpec = CheckSpec {
+pub(super) const EXIT_CODES_DECLARED: CheckSpec = CheckSpec {
     id: CheckId::ExitCodesDeclared,
     name: "exit_codes_declared",
     title: "Every exit code a probe's runs return is declared in the manifest",

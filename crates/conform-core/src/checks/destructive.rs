@@ -9,7 +9,7 @@ use super::{CheckId, CheckSpec, Context, Outcome, Variant};
 use crate::plan::RunRole;
 use crate::profile::ProbeKind;
 
-pub const DRY_RUN_PREVIEW: CheckSpec = CheckSpec {
+pub(super) const DRY_RUN_PREVIEW: CheckSpec = CheckSpec {
     id: CheckId::DryRunPreview,
     name: "dry_run_preview",
     title: "Destructive commands preview with their dry-run flag",
@@ -21,7 +21,7 @@ pub const DRY_RUN_PREVIEW: CheckSpec = CheckSpec {
     judge: |ctx| judge(ctx).preview,
 };
 
-pub const DESTRUCTIVE_REFUSES_UNCONFIRMED: CheckSpec = CheckSpec {
+pub(super) const DESTRUCTIVE_REFUSES_UNCONFIRMED: CheckSpec = CheckSpec {
     id: CheckId::DestructiveRefusesUnconfirmed,
     name: "destructive_refuses_unconfirmed",
     title: "Destructive commands refuse with exit 2, before side effects, without confirmation",
@@ -33,7 +33,7 @@ pub const DESTRUCTIVE_REFUSES_UNCONFIRMED: CheckSpec = CheckSpec {
     judge: |ctx| judge(ctx).refuses,
 };
 
-pub const DRY_RUN_STABLE: CheckSpec = CheckSpec {
+pub(super) const DRY_RUN_STABLE: CheckSpec = CheckSpec {
     id: CheckId::DryRunStable,
     name: "dry_run_stable",
     title: "A preview gives the same data twice: it changed nothing",
@@ -45,7 +45,7 @@ pub const DRY_RUN_STABLE: CheckSpec = CheckSpec {
     judge: |ctx| judge(ctx).stable,
 };
 
-pub struct DestructiveOutcomes {
+pub(super) struct DestructiveOutcomes {
     pub refuses: Outcome,
     pub preview: Outcome,
     pub stable: Outcome,
@@ -53,7 +53,7 @@ pub struct DestructiveOutcomes {
 
 const NO_DESTRUCTIVE: &str = "profile declares no destructive probe";
 
-pub fn judge(ctx: &Context<'_>) -> DestructiveOutcomes {
+pub(super) fn judge(ctx: &Context<'_>) -> DestructiveOutcomes {
     let mut out = DestructiveOutcomes {
         refuses: Outcome::new(CheckId::DestructiveRefusesUnconfirmed),
         preview: Outcome::new(CheckId::DryRunPreview),
@@ -176,7 +176,7 @@ pub(super) fn stable_data(value: Value) -> Value {
 }
 
 /// Where two JSON values first differ, as a path, for the failure detail.
-pub fn first_difference(a: &Value, b: &Value, path: &str) -> String {
+pub(super) fn first_difference(a: &Value, b: &Value, path: &str) -> String {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             for (k, v) in x {

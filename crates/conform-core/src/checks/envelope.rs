@@ -7,7 +7,7 @@ use super::{schemas, CheckId, CheckSpec, Context, Judged, Outcome, Variant};
 use crate::exec::Exit;
 use crate::plan::RunRole;
 
-pub const JSON_ENVELOPE: CheckSpec = CheckSpec {
+pub(super) const JSON_ENVELOPE: CheckSpec = CheckSpec {
     id: CheckId::JsonEnvelope,
     name: "json_envelope",
     title: "Non-TTY stdout is exactly one valid ResponseEnvelope without flags",
@@ -19,7 +19,7 @@ pub const JSON_ENVELOPE: CheckSpec = CheckSpec {
     judge: |ctx| judge(ctx).json,
 };
 
-pub const EXIT_CODE_CONTRACT: CheckSpec = CheckSpec {
+pub(super) const EXIT_CODE_CONTRACT: CheckSpec = CheckSpec {
     id: CheckId::ExitCodeContract,
     name: "exit_code_contract",
     title: "Exit codes come from the table and match meta.exit_code",
@@ -31,7 +31,7 @@ pub const EXIT_CODE_CONTRACT: CheckSpec = CheckSpec {
     judge: |ctx| judge(ctx).exit_codes,
 };
 
-pub const STDOUT_NO_ANSI: CheckSpec = CheckSpec {
+pub(super) const STDOUT_NO_ANSI: CheckSpec = CheckSpec {
     id: CheckId::StdoutNoAnsi,
     name: "stdout_no_ansi",
     title: "No ANSI escape sequences on stdout in a non-TTY",
@@ -43,7 +43,7 @@ pub const STDOUT_NO_ANSI: CheckSpec = CheckSpec {
     judge: |ctx| judge(ctx).ansi,
 };
 
-pub struct EnvelopeOutcomes {
+pub(super) struct EnvelopeOutcomes {
     pub json: Outcome,
     pub exit_codes: Outcome,
     pub ansi: Outcome,
@@ -51,12 +51,12 @@ pub struct EnvelopeOutcomes {
 
 /// Exit codes the spec's table allows: 0-13 named, 79-125 command-specific, and the
 /// signal codes 130 (SIGINT) and 143 (SIGTERM).
-pub fn exit_code_allowed(code: i32) -> bool {
+pub(super) fn exit_code_allowed(code: i32) -> bool {
     matches!(code, 0..=13 | 79..=125 | 130 | 143)
 }
 
 /// Why an exit code is outside the table, in the spec's terms.
-pub fn exit_code_problem(code: i32) -> String {
+pub(super) fn exit_code_problem(code: i32) -> String {
     let range = match code {
         14..=63 => "14-63 are reserved for framework extensions",
         64..=78 => "64-78 are the POSIX sysexits range, reserved",
@@ -66,7 +66,7 @@ pub fn exit_code_problem(code: i32) -> String {
     format!("exited {code}, outside the exit-code table (0-13, 79-125, 130, 143): {range}")
 }
 
-pub fn judge(ctx: &Context<'_>) -> EnvelopeOutcomes {
+pub(super) fn judge(ctx: &Context<'_>) -> EnvelopeOutcomes {
     let mut out = EnvelopeOutcomes {
         json: Outcome::new(CheckId::JsonEnvelope),
         exit_codes: Outcome::new(CheckId::ExitCodeContract),
@@ -136,7 +136,7 @@ fn judge_run(out: &mut EnvelopeOutcomes, run: &Judged<'_>, parsed: &Result<Value
 
 /// Position of the first ANSI CSI sequence (`ESC [ params letter`), as the reference
 /// kit matches them.
-pub fn find_ansi(bytes: &[u8]) -> Option<usize> {
+pub(super) fn find_ansi(bytes: &[u8]) -> Option<usize> {
     let mut i = 0;
     while i + 1 < bytes.len() {
         if bytes[i] == 0x1b && bytes[i + 1] == b'[' {
@@ -217,7 +217,7 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
-pub fn human_bytes(n: u64) -> String {
+pub(super) fn human_bytes(n: u64) -> String {
     const MIB: u64 = 1024 * 1024;
     const KIB: u64 = 1024;
     if n >= MIB && n % MIB == 0 {

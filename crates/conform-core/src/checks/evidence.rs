@@ -12,11 +12,11 @@ use super::Judged;
 use crate::exec::{Exit, SandboxReport};
 
 /// Bytes of stdout/stderr quoted in evidence.
-pub const EXCERPT_BYTES: usize = 2048;
+pub(crate) const EXCERPT_BYTES: usize = 2048;
 
 /// Everything conform records about one made run.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct RunFacts {
+pub(crate) struct RunFacts {
     /// The run's label: the probe's name first, or `--help`, `manifest`, ...
     pub probe: String,
     /// JSON pointer of the profile entry the run comes from (`/probes/3`,
@@ -60,7 +60,7 @@ pub struct RunFacts {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct KitKillFacts {
+pub(crate) struct KitKillFacts {
     pub at_limit: bool,
     /// The last signal the kit needed: SIGTERM, or SIGKILL when the tool outlived
     /// the grace after SIGTERM.
@@ -73,19 +73,19 @@ pub struct KitKillFacts {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct HolderFacts {
+pub(crate) struct HolderFacts {
     pub pid: i32,
     pub cmdline: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct TriggerFacts {
+pub(crate) struct TriggerFacts {
     pub fired: bool,
     pub after_exit: bool,
 }
 
 impl RunFacts {
-    pub fn of(run: &Judged<'_>) -> RunFacts {
+    pub(crate) fn of(run: &Judged<'_>) -> RunFacts {
         let r = run.record;
         RunFacts {
             probe: run.planned.label.clone(),
@@ -137,14 +137,14 @@ impl RunFacts {
 
 /// A failing run: its facts and why it failed the check.
 #[derive(Debug, Clone, Serialize)]
-pub struct Evidence {
+pub(crate) struct Evidence {
     #[serde(flatten)]
     pub run: RunFacts,
     pub detail: String,
 }
 
 impl Evidence {
-    pub fn of(run: &Judged<'_>, detail: String) -> Evidence {
+    pub(crate) fn of(run: &Judged<'_>, detail: String) -> Evidence {
         Evidence {
             run: RunFacts::of(run),
             detail,
@@ -152,7 +152,7 @@ impl Evidence {
     }
 
     /// The reference kit's evidence entry for this failure.
-    pub fn reference(&self) -> Failure {
+    pub(crate) fn reference(&self) -> Failure {
         Failure {
             probe: self.run.probe.clone(),
             argv: self.run.argv.clone(),
@@ -168,7 +168,7 @@ impl Evidence {
 /// One failure as the published ConformanceResult has it (a closed object: these
 /// seven fields, in the reference kit's order, and nothing else).
 #[derive(Debug, Clone, Serialize)]
-pub struct Failure {
+pub(crate) struct Failure {
     pub probe: String,
     pub argv: Vec<String>,
     pub stdin: &'static str,
@@ -179,7 +179,7 @@ pub struct Failure {
 }
 
 /// The start of `bytes`, decoded lossily, with a marker when cut.
-pub fn excerpt(bytes: &[u8]) -> String {
+pub(crate) fn excerpt(bytes: &[u8]) -> String {
     if bytes.len() <= EXCERPT_BYTES {
         return String::from_utf8_lossy(bytes).into_owned();
     }
@@ -189,7 +189,7 @@ pub fn excerpt(bytes: &[u8]) -> String {
 }
 
 /// `SIGSEGV` for 11, and so on.
-pub fn signal_name(n: i32) -> String {
+pub(crate) fn signal_name(n: i32) -> String {
     nix::sys::signal::Signal::try_from(n)
         .map_or_else(|_| format!("signal {n}"), |s| s.as_str().to_string())
 }

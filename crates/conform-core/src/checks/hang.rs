@@ -4,7 +4,7 @@
 use super::{CheckId, CheckSpec, Context, Outcome, Variant};
 use crate::plan::RunRole;
 
-pub const NO_HANG_STDIN_CLOSED: CheckSpec = CheckSpec {
+pub(super) const NO_HANG_STDIN_CLOSED: CheckSpec = CheckSpec {
     id: CheckId::NoHangStdinClosed,
     name: "no_hang_stdin_closed",
     title: "Completes with stdin closed",
@@ -16,7 +16,7 @@ pub const NO_HANG_STDIN_CLOSED: CheckSpec = CheckSpec {
     judge: judge_closed,
 };
 
-pub const NO_HANG_STDIN_OPEN: CheckSpec = CheckSpec {
+pub(super) const NO_HANG_STDIN_OPEN: CheckSpec = CheckSpec {
     id: CheckId::NoHangStdinOpen,
     name: "no_hang_stdin_open",
     title: "Completes with an open, silent stdin pipe",
@@ -28,7 +28,7 @@ pub const NO_HANG_STDIN_OPEN: CheckSpec = CheckSpec {
     judge: judge_open,
 };
 
-pub fn judge_closed(ctx: &Context<'_>) -> Outcome {
+pub(super) fn judge_closed(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::NoHangStdinClosed);
     for run in ctx.runs(|r| matches!(r, RunRole::Closed { .. })) {
         outcome.completed(&run);
@@ -36,7 +36,7 @@ pub fn judge_closed(ctx: &Context<'_>) -> Outcome {
     outcome
 }
 
-pub fn judge_open(ctx: &Context<'_>) -> Outcome {
+pub(super) fn judge_open(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::NoHangStdinOpen);
     for run in ctx.runs(|r| matches!(r, RunRole::Open { .. })) {
         if !outcome.completed(&run) {

@@ -4,7 +4,7 @@
 use super::{CheckId, CheckSpec, Context, Outcome, Variant};
 use crate::plan::RunRole;
 
-pub const HELP_OFF_STDOUT: CheckSpec = CheckSpec {
+pub(super) const HELP_OFF_STDOUT: CheckSpec = CheckSpec {
     id: CheckId::HelpOffStdout,
     name: "help_off_stdout",
     title: "--help keeps stdout free of prose and exits 0",
@@ -16,7 +16,7 @@ pub const HELP_OFF_STDOUT: CheckSpec = CheckSpec {
     judge,
 };
 
-pub fn judge(ctx: &Context<'_>) -> Outcome {
+pub(super) fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::HelpOffStdout);
     let Some(run) = ctx.run(&RunRole::Help) else {
         return outcome;

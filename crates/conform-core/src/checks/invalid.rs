@@ -5,7 +5,7 @@ use super::{CheckId, CheckSpec, Context, Outcome, Variant};
 use crate::plan::RunRole;
 use crate::profile::ProbeKind;
 
-pub const INVALID_INPUT_EXIT_2: CheckSpec = CheckSpec {
+pub(super) const INVALID_INPUT_EXIT_2: CheckSpec = CheckSpec {
     id: CheckId::InvalidInputExit2,
     name: "invalid_input_exit_2",
     title: "Invalid input exits 2 before side effects",
@@ -17,7 +17,7 @@ pub const INVALID_INPUT_EXIT_2: CheckSpec = CheckSpec {
     judge,
 };
 
-pub fn judge(ctx: &Context<'_>) -> Outcome {
+pub(super) fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::InvalidInputExit2);
     let probes = &ctx.profile.profile.probes;
     if !probes.iter().any(|p| p.kind == ProbeKind::Invalid) {

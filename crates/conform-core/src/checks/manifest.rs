@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::{schemas, CheckId, CheckSpec, Context, Judged, Outcome, Variant};
 use crate::plan::RunRole;
 
-pub const MANIFEST_VALID: CheckSpec = CheckSpec {
+pub(super) const MANIFEST_VALID: CheckSpec = CheckSpec {
     id: CheckId::ManifestValid,
     name: "manifest_valid",
     title: "tool manifest returns a valid ManifestResponse",
@@ -20,7 +20,7 @@ pub const MANIFEST_VALID: CheckSpec = CheckSpec {
 
 /// Judge `manifest_valid`; also return the manifest's `data` when it is valid, for
 /// the checks that read it (profile_consistency), so it is validated once.
-pub fn judge<'c>(ctx: &'c Context<'_>) -> (Outcome, Option<&'c Value>) {
+pub(super) fn judge<'c>(ctx: &'c Context<'_>) -> (Outcome, Option<&'c Value>) {
     let mut outcome = Outcome::new(CheckId::ManifestValid);
     if ctx.profile.profile.manifest.is_none() {
         outcome.skip("profile declares no manifest command");
@@ -65,7 +65,7 @@ fn manifest_data<'c>(ctx: &'c Context<'_>, run: &Judged<'_>) -> Result<&'c Value
 
 /// The tool's manifest for the checks that read it, validated as `manifest_valid`
 /// judges it, or why those checks skip.
-pub fn for_checks<'c>(ctx: &'c Context<'_>) -> Result<&'c Value, &'static str> {
+pub(super) fn for_checks<'c>(ctx: &'c Context<'_>) -> Result<&'c Value, &'static str> {
     if ctx.profile.profile.manifest.is_none() {
         return Err("profile declares no manifest command");
     }

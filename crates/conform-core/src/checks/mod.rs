@@ -15,8 +15,8 @@ mod profile_consistency;
 mod signals;
 mod stream;
 
-pub mod evidence;
-pub mod schemas;
+pub(crate) mod evidence;
+pub(crate) mod schemas;
 
 use std::cell::{Cell, OnceCell};
 use std::collections::BTreeSet;
@@ -29,7 +29,7 @@ use crate::plan::{Plan, PlannedRun, RunIndex, RunRole};
 use crate::profile::LoadedProfile;
 use crate::schedule::Records;
 
-pub use evidence::Evidence;
+pub(crate) use evidence::Evidence;
 
 /// The registry: every check conform knows, in catalog (and report) order, each
 /// one line naming its module's spec. It generates [`CheckId`] and [`CATALOG`], so
@@ -38,13 +38,13 @@ macro_rules! registry {
     ($($id:ident => $spec:path,)*) => {
         /// A check, by its place in the catalog.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub enum CheckId {
+        pub(crate) enum CheckId {
             $($id,)*
         }
 
         /// The catalog, in report order: the reference kit's 14 checks, then the
         /// extensions.
-        pub const CATALOG: &[CheckSpec] = &[$($spec,)*];
+        pub(crate) const CATALOG: &[CheckSpec] = &[$($spec,)*];
     };
 }
 
@@ -83,7 +83,7 @@ registry! {
 /// A check: what the catalog says about it, the run variants it reads (the planner
 /// makes exactly the variants the selected checks declare) and its judge.
 #[derive(Debug, Clone, Copy)]
-pub struct CheckSpec {
+pub(crate) struct CheckSpec {
     pub id: CheckId,
     pub name: &'static str,
     pub title: &'static str,
@@ -99,7 +99,7 @@ pub struct CheckSpec {
 
 /// A kind of run a check reads; [`crate::plan`] turns each into runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Variant {
+pub(crate) enum Variant {
     /// Each read, invalid and destructive probe with stdin closed (a destructive
     /// probe's refusal run).
     Closed,
@@ -140,7 +140,7 @@ pub enum Variant {
 impl Variant {
     /// Every run on pipes that a probe, the help or manifest argv, or the argument
     /// order makes (no terminal runs): for checks that judge runs already made.
-    pub const ON_PIPES: &'static [Variant] = &[
+    pub(crate) const ON_PIPES: &'static [Variant] = &[
         Variant::Closed,
         Variant::Open,
         Variant::NoColor,
@@ -162,7 +162,7 @@ impl Variant {
 
 impl Variant {
     /// The variant a planned run is.
-    pub fn of(role: &RunRole) -> Variant {
+    pub(crate) fn of(role: &RunRole) -> Variant {
         match role {
             RunRole::Closed { .. } => Variant::Closed,
             RunRole::Open { .. } => Variant::Open,
@@ -186,20 +186,16 @@ impl Variant {
 }
 
 impl CheckId {
-    pub fn spec(self) -> &'static CheckSpec {
+    pub(crate) fn spec(self) -> &'static CheckSpec {
         // CATALOG lists every variant in declaration order.
         &CATALOG[self as usize]
     }
 
-    pub fn name(self) -> &'static str {
-        self.spec().name
-    }
-
-    pub fn from_name(name: &str) -> Option<CheckId> {
+    pub(crate) fn from_name(name: &str) -> Option<CheckId> {
         CATALOG.iter().find(|s| s.name == name).map(|s| s.id)
     }
 
-    pub fn all() -> BTreeSet<CheckId> {
+    pub(crate) fn all() -> BTreeSet<CheckId> {
         CATALOG.iter().map(|s| s.id).collect()
     }
 }
@@ -207,7 +203,7 @@ impl CheckId {
 /// A check's status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Status {
+pub(crate) enum Status {
     Pass,
     Fail,
     Skip,
@@ -215,7 +211,7 @@ pub enum Status {
 
 /// The judgement of one check: counts, failures with evidence, or why it was skipped.
 #[derive(Debug, Clone)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub id: CheckId,
     pub runs_checked: usize,
     pub failures: Vec<Evidence>,
@@ -223,7 +219,7 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    pub fn new(id: CheckId) -> Self {
+    pub(crate) fn new(id: CheckId) -> Self {
         Outcome {
             id,
             runs_checked: 0,
@@ -232,7 +228,7 @@ impl Outcome {
         }
     }
 
-    pub fn status(&self) -> Status {
+    pub(crate) fn status(&self) -> Status {
         if self.skipped_reason.is_some() {
             Status::Skip
         } else if self.failures.is_empty() {
@@ -242,17 +238,17 @@ impl Outcome {
         }
     }
 
-    pub fn fail(&mut self, run: &Judged<'_>, detail: impl Into<String>) {
+    pub(crate) fn fail(&mut self, run: &Judged<'_>, detail: impl Into<String>) {
         self.failures.push(Evidence::of(run, detail.into()));
     }
 
-    pub fn skip(&mut self, reason: impl Into<String>) {
+    pub(crate) fn skip(&mut self, reason: impl Into<String>) {
         self.skipped_reason = Some(reason.into());
     }
 
     /// Count a run; a run that hit its limit or never started fails this check and is
     /// not judged further (returns false).
-    pub fn completed(&mut self, run: &Judged<'_>) -> bool {
+    pub(crate) fn completed(&mut self, run: &Judged<'_>) -> bool {
         self.runs_checked += 1;
         if let Some(error) = &run.record.error {
             self.fail(run, error_detail(error));
@@ -285,7 +281,7 @@ fn error_detail(error: &RunError) -> String {
 
 /// A made run with its plan entry.
 #[derive(Debug, Clone, Copy)]
-pub struct Judged<'a> {
+pub(crate) struct Judged<'a> {
     pub index: RunIndex,
     pub planned: &'a PlannedRun,
     pub record: &'a RunRecord,
@@ -295,12 +291,12 @@ impl Judged<'_> {
     /// The tool exited on its own: it was started and did not hit the limit. Runs
     /// that did not are reported by the check that owns them (a hang check,
     /// `dry_run_preview`, ...), not judged again elsewhere.
-    pub fn finished(&self) -> bool {
+    pub(crate) fn finished(&self) -> bool {
         !self.record.timed_out && self.record.error.is_none()
     }
 
     /// "exited 1", "was killed by SIGSEGV": how the run ended, for details.
-    pub fn describe_exit(&self) -> String {
+    pub(crate) fn describe_exit(&self) -> String {
         match self.record.exit {
             Exit::Code(code) => format!("exited {code}"),
             Exit::Signal(n) => format!("was killed by {}", evidence::signal_name(n)),
@@ -310,7 +306,7 @@ impl Judged<'_> {
 }
 
 /// Everything the checks read.
-pub struct Context<'a> {
+pub(crate) struct Context<'a> {
     pub profile: &'a LoadedProfile,
     pub plan: &'a Plan,
     pub records: &'a Records,
@@ -322,7 +318,7 @@ pub struct Context<'a> {
 }
 
 impl<'a> Context<'a> {
-    pub fn new(profile: &'a LoadedProfile, plan: &'a Plan, records: &'a Records) -> Self {
+    pub(crate) fn new(profile: &'a LoadedProfile, plan: &'a Plan, records: &'a Records) -> Self {
         Context {
             profile,
             plan,
@@ -334,7 +330,7 @@ impl<'a> Context<'a> {
 
     /// Made runs with a role matching `select`, in plan order; while a check is
     /// judged, only of the variants it declared.
-    pub fn runs(&self, select: impl Fn(&RunRole) -> bool) -> Vec<Judged<'a>> {
+    pub(crate) fn runs(&self, select: impl Fn(&RunRole) -> bool) -> Vec<Judged<'a>> {
         let reads = self.reads.get();
         self.all_runs()
             .into_iter()
@@ -344,7 +340,7 @@ impl<'a> Context<'a> {
     }
 
     /// Every made run, in plan order, whatever is being judged.
-    pub fn all_runs(&self) -> Vec<Judged<'a>> {
+    pub(crate) fn all_runs(&self) -> Vec<Judged<'a>> {
         self.plan
             .runs
             .iter()
@@ -361,12 +357,12 @@ impl<'a> Context<'a> {
     }
 
     /// The one made run with exactly this role.
-    pub fn run(&self, role: &RunRole) -> Option<Judged<'a>> {
+    pub(crate) fn run(&self, role: &RunRole) -> Option<Judged<'a>> {
         self.runs(|r| r == role).into_iter().next()
     }
 
     /// The run's stdout as exactly one valid ResponseEnvelope, or why it is not.
-    pub fn envelope(&self, run: &Judged<'_>) -> &Result<Value, String> {
+    pub(crate) fn envelope(&self, run: &Judged<'_>) -> &Result<Value, String> {
         self.envelopes[run.index].get_or_init(|| envelope::parse(run))
     }
 }
@@ -375,7 +371,7 @@ impl<'a> Context<'a> {
 /// Each check sees only the runs of the variants it declared, so one that reads a
 /// run it did not declare finds nothing, rather than passing on runs that
 /// `--only` would not make.
-pub fn judge(ctx: &Context<'_>, selected: &BTreeSet<CheckId>) -> Vec<Outcome> {
+pub(crate) fn judge(ctx: &Context<'_>, selected: &BTreeSet<CheckId>) -> Vec<Outcome> {
     let mut outcomes = Vec::new();
     for spec in CATALOG.iter().filter(|spec| selected.contains(&spec.id)) {
         ctx.reads.set(Some(spec.reads));

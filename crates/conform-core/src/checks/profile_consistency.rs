@@ -8,7 +8,7 @@ use super::{CheckId, CheckSpec, Context, Outcome, Variant};
 use crate::plan::RunRole;
 use crate::profile::{Probe, ProbeKind};
 
-pub const PROFILE_CONSISTENCY: CheckSpec = CheckSpec {
+pub(super) const PROFILE_CONSISTENCY: CheckSpec = CheckSpec {
     id: CheckId::ProfileConsistency,
     name: "profile_consistency",
     title: "Probes name manifest commands whose danger level and streaming match the probe kind",

@@ -15,14 +15,16 @@ use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 
 /// Base layer: the published ResponseEnvelope's facts.
-pub const RESPONSE_ENVELOPE: &str = include_str!("../../schemas/response-envelope.schema.json");
+pub(crate) const RESPONSE_ENVELOPE: &str =
+    include_str!("../../schemas/response-envelope.schema.json");
 /// Base layer: the published ManifestResponse's facts (ExitCodeEntry bundled).
-pub const MANIFEST_RESPONSE: &str = include_str!("../../schemas/manifest-response.schema.json");
+pub(crate) const MANIFEST_RESPONSE: &str =
+    include_str!("../../schemas/manifest-response.schema.json");
 /// Strict layer over RESPONSE_ENVELOPE.
-pub const RESPONSE_ENVELOPE_STRICT: &str =
+pub(crate) const RESPONSE_ENVELOPE_STRICT: &str =
     include_str!("../../schemas/response-envelope.strict.schema.json");
 /// Strict layer over MANIFEST_RESPONSE.
-pub const MANIFEST_RESPONSE_STRICT: &str =
+pub(crate) const MANIFEST_RESPONSE_STRICT: &str =
     include_str!("../../schemas/manifest-response.strict.schema.json");
 
 /// The published ManifestResponse commit, as failure details cite it.
@@ -40,7 +42,7 @@ const PROSE_ONLY_COMMAND_FIELDS: &[(&str, &str)] = &[
 
 /// One named rule of a strict layer: an entry of the strict schema's root `allOf`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StrictRule {
+pub(crate) struct StrictRule {
     /// The rule's name (`x-rule`), e.g. `exit-code-key-range`.
     pub name: String,
     /// The spec page that states it (`x-source`).
@@ -218,34 +220,34 @@ fn is_command_entry(error: &ValidationError<'_>) -> bool {
 }
 
 /// Base-layer errors of `instance` as a ResponseEnvelope: the published schema's verdict.
-pub fn envelope_base_errors(instance: &Value) -> Vec<String> {
+pub(crate) fn envelope_base_errors(instance: &Value) -> Vec<String> {
     base_errors(envelope_base(), instance)
 }
 
 /// Strict-layer errors of `instance` as a ResponseEnvelope.
-pub fn envelope_strict_errors(instance: &Value) -> Vec<String> {
+pub(crate) fn envelope_strict_errors(instance: &Value) -> Vec<String> {
     strict_errors(envelope_strict(), instance)
 }
 
 /// Schema errors of `instance` as a ResponseEnvelope, both layers (empty when valid).
-pub fn envelope_errors(instance: &Value) -> Vec<String> {
+pub(crate) fn envelope_errors(instance: &Value) -> Vec<String> {
     let mut errors = envelope_base_errors(instance);
     errors.extend(envelope_strict_errors(instance));
     errors
 }
 
 /// Base-layer errors of `instance` as a ManifestResponse: the published schema's verdict.
-pub fn manifest_base_errors(instance: &Value) -> Vec<String> {
+pub(crate) fn manifest_base_errors(instance: &Value) -> Vec<String> {
     manifest_base_errors_explained(instance)
 }
 
 /// Strict-layer errors of `instance` as a ManifestResponse.
-pub fn manifest_strict_errors(instance: &Value) -> Vec<String> {
+pub(crate) fn manifest_strict_errors(instance: &Value) -> Vec<String> {
     strict_errors(manifest_strict(), instance)
 }
 
 /// Schema errors of `instance` as a ManifestResponse, both layers (empty when valid).
-pub fn manifest_errors(instance: &Value) -> Vec<String> {
+pub(crate) fn manifest_errors(instance: &Value) -> Vec<String> {
     let mut errors = manifest_base_errors(instance);
     errors.extend(manifest_strict_errors(instance));
     errors
@@ -253,7 +255,7 @@ pub fn manifest_errors(instance: &Value) -> Vec<String> {
 
 /// The named rules of the envelope's strict layer.
 #[cfg(test)]
-pub fn envelope_strict_rules() -> Vec<StrictRule> {
+pub(crate) fn envelope_strict_rules() -> Vec<StrictRule> {
     envelope_strict()
         .as_ref()
         .map(|l| l.rules.clone())
@@ -262,7 +264,7 @@ pub fn envelope_strict_rules() -> Vec<StrictRule> {
 
 /// The named rules of the manifest's strict layer.
 #[cfg(test)]
-pub fn manifest_strict_rules() -> Vec<StrictRule> {
+pub(crate) fn manifest_strict_rules() -> Vec<StrictRule> {
     manifest_strict()
         .as_ref()
         .map(|l| l.rules.clone())
@@ -270,7 +272,7 @@ pub fn manifest_strict_rules() -> Vec<StrictRule> {
 }
 
 /// The first few errors joined for a detail line, with a count of the rest.
-pub fn summarize(errors: &[String]) -> String {
+pub(crate) fn summarize(errors: &[String]) -> String {
     let mut text = errors
         .iter()
         .take(QUOTED_ERRORS)

@@ -10,7 +10,7 @@ use crate::exec::{Exit, KitKill, Signal};
 use crate::plan::RunRole;
 use crate::profile::ProbeKind;
 
-pub const PIPES_CLOSED_ON_EXIT: CheckSpec = CheckSpec {
+pub(super) const PIPES_CLOSED_ON_EXIT: CheckSpec = CheckSpec {
     id: CheckId::PipesClosedOnExit,
     name: "pipes_closed_on_exit",
     title: "stdout and stderr reach EOF once the tool has exited: nothing it started holds them",
@@ -22,7 +22,7 @@ pub const PIPES_CLOSED_ON_EXIT: CheckSpec = CheckSpec {
     judge: pipes_closed,
 };
 
-pub const SIGTERM_HANDLED: CheckSpec = CheckSpec {
+pub(super) const SIGTERM_HANDLED: CheckSpec = CheckSpec {
     id: CheckId::SigtermHandled,
     name: "sigterm_handled",
     title: "SIGTERM mid-stream ends the stream on a CANCELLED error envelope and exit 143",
@@ -34,7 +34,7 @@ pub const SIGTERM_HANDLED: CheckSpec = CheckSpec {
     judge: sigterm,
 };
 
-pub const SIGPIPE_QUIET: CheckSpec = CheckSpec {
+pub(super) const SIGPIPE_QUIET: CheckSpec = CheckSpec {
     id: CheckId::SigpipeQuiet,
     name: "sigpipe_quiet",
     title: "A stream whose reader closes stdout exits 0 without a broken-pipe error",

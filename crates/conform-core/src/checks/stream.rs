@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::{schemas, CheckId, CheckSpec, Context, Judged, Outcome, Variant};
 use crate::plan::RunRole;
 
-pub const STREAM_CONTRACT: CheckSpec = CheckSpec {
+pub(super) const STREAM_CONTRACT: CheckSpec = CheckSpec {
     id: CheckId::StreamContract,
     name: "stream_contract",
     title: "Every stream line is a JSON object and the stream ends on exactly one terminal line that matches the exit code",
@@ -20,7 +20,7 @@ pub const STREAM_CONTRACT: CheckSpec = CheckSpec {
     judge: |ctx| judge(ctx).contract,
 };
 
-pub const STREAM_SIGINT: CheckSpec = CheckSpec {
+pub(super) const STREAM_SIGINT: CheckSpec = CheckSpec {
     id: CheckId::StreamSigint,
     name: "stream_sigint",
     title: "SIGINT mid-stream ends the stream on a CANCELLED error envelope with data.partial true and exit 130, as REQ-F-069 defines",
@@ -32,7 +32,7 @@ pub const STREAM_SIGINT: CheckSpec = CheckSpec {
     judge: |ctx| judge(ctx).sigint,
 };
 
-pub struct StreamOutcomes {
+pub(super) struct StreamOutcomes {
     pub contract: Outcome,
     pub sigint: Outcome,
 }
@@ -52,7 +52,7 @@ enum LineKind {
 /// and a few counters are kept, so judging costs time and memory linear in the
 /// stream, whatever its length.
 #[derive(Debug, Default)]
-pub struct ParsedStream {
+pub(super) struct ParsedStream {
     pub lines: usize,
     /// The terminal line (a summary or an error envelope), if one was read.
     terminal: Option<Value>,
@@ -88,13 +88,13 @@ fn is_summary(line: &Value) -> bool {
 
 /// Split stdout into lines as a line reader would: a final line without a newline
 /// still counts.
-pub fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+pub(super) fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
     bytes
         .split_inclusive(|&b| b == b'\n')
         .map(|line| line.strip_suffix(b"\n").unwrap_or(line))
 }
 
-pub fn parse_stream(bytes: &[u8]) -> ParsedStream {
+pub(super) fn parse_stream(bytes: &[u8]) -> ParsedStream {
     let mut parsed = ParsedStream::default();
     let mut numbering = Numbering::default();
     // Line number of the terminal line, once read.
@@ -254,7 +254,7 @@ impl Numbering {
     }
 }
 
-pub fn judge(ctx: &Context<'_>) -> StreamOutcomes {
+pub(super) fn judge(ctx: &Context<'_>) -> StreamOutcomes {
     let mut out = StreamOutcomes {
         contract: Outcome::new(CheckId::StreamContract),
         sigint: Outcome::new(CheckId::StreamSigint),

@@ -7,12 +7,12 @@ use serde_json::Value;
 
 use crate::envelope::{envelope, ErrorDetail, ExitStatus};
 
-pub fn elapsed_ms(started: Instant) -> u64 {
+pub(crate) fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Write to stdout; a closed pipe (`conform ... | head`) is not an error worth a panic.
-pub fn emit(text: &str) -> ExitStatus {
+pub(crate) fn emit(text: &str) -> ExitStatus {
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(text.as_bytes())
@@ -27,7 +27,7 @@ pub fn emit(text: &str) -> ExitStatus {
     }
 }
 
-pub fn emit_json(value: &Value) -> ExitStatus {
+pub(crate) fn emit_json(value: &Value) -> ExitStatus {
     match serde_json::to_string_pretty(value) {
         Ok(text) => emit(&(text + "\n")),
         Err(e) => {
@@ -38,7 +38,7 @@ pub fn emit_json(value: &Value) -> ExitStatus {
 }
 
 /// One JSON document on one line: a line of a stream.
-pub fn emit_json_line(value: &Value) -> ExitStatus {
+pub(crate) fn emit_json_line(value: &Value) -> ExitStatus {
     match serde_json::to_string(value) {
         Ok(text) => emit(&(text + "\n")),
         Err(e) => {
@@ -49,7 +49,7 @@ pub fn emit_json_line(value: &Value) -> ExitStatus {
 }
 
 /// Finish with `status`, unless writing the output itself failed.
-pub fn finish(status: ExitStatus, written: ExitStatus) -> ExitStatus {
+pub(crate) fn finish(status: ExitStatus, written: ExitStatus) -> ExitStatus {
     if written == ExitStatus::Success {
         status
     } else {
@@ -59,7 +59,7 @@ pub fn finish(status: ExitStatus, written: ExitStatus) -> ExitStatus {
 
 /// Report a failure the agent-ready way: one envelope on stdout when output is JSON,
 /// else `conform: message` on stderr; either way the status is the exit code.
-pub fn report_error(
+pub(crate) fn report_error(
     status: ExitStatus,
     detail: ErrorDetail,
     data: Value,

@@ -31,14 +31,17 @@ pub struct RunRequest {
     pub profiles: Vec<PathBuf>,
     /// Check IDs, or the groups `reference` and `extension`; empty: every check.
     pub only: Vec<String>,
+    /// Check IDs or groups left out.
     pub skip: Vec<String>,
     /// Runs made at once; `None`: the number of CPUs.
     pub jobs: Option<usize>,
     /// Bytes of stdout and of stderr kept per run.
     pub capture_limit: usize,
+    /// Only this shard of the (profile, check) pairs.
     pub partition: Option<Partition>,
     /// JSON lines instead of one envelope.
     pub stream: bool,
+    /// Start no further run after the first failed check.
     pub fail_fast: bool,
     /// Report files to write.
     pub reports: Vec<(ReportFormat, PathBuf)>,

@@ -7,7 +7,7 @@ use std::os::fd::BorrowedFd;
 
 /// A process that has one of a run's output pipes open.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PipeHolder {
+pub(crate) struct PipeHolder {
     pub pid: i32,
     /// `/proc/PID/cmdline` with its arguments joined by spaces; empty when unreadable.
     pub cmdline: String,

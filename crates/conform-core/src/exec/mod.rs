@@ -45,16 +45,17 @@ mod tests;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use holders::PipeHolder;
-pub use nix::sys::signal::Signal;
-pub use reactor::Reactor;
-pub use sandbox::{Sandbox, SandboxReport, EDITOR_VARS, OPENERS, PAGER_VARS};
-pub use session::{Cancel, Session};
+pub(crate) use holders::PipeHolder;
+pub(crate) use nix::sys::signal::Signal;
+pub(crate) use reactor::Reactor;
+pub(crate) use sandbox::{Sandbox, SandboxReport, EDITOR_VARS, OPENERS, PAGER_VARS};
+pub use session::Cancel;
+pub(crate) use session::Session;
 
 /// Makes one run as described in the module docs and records what the tool did.
 /// Never panics and never outlasts `spec.limit` by more than about a second; a
 /// program that cannot be started yields a record with `error` set.
-pub fn run(spec: &RunSpec, session: &Session) -> RunRecord {
+pub(crate) fn run(spec: &RunSpec, session: &Session) -> RunRecord {
     let mut reactor = Reactor::new(session);
     reactor.start(0usize, spec);
     loop {
@@ -69,7 +70,7 @@ pub const DEFAULT_CAPTURE_LIMIT: usize = 16 * 1024 * 1024;
 
 /// Variables that by themselves switch a tool into plain or JSON mode; removed from
 /// every run's environment so a pass proves the tool detected the pipe.
-pub const SCRUBBED_ENV: &[&str] = &[
+pub(crate) const SCRUBBED_ENV: &[&str] = &[
     "NO_COLOR",
     "CI",
     "GITHUB_ACTIONS",
@@ -81,7 +82,7 @@ pub const SCRUBBED_ENV: &[&str] = &[
 
 /// What the tool's stdin is connected to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StdinMode {
+pub(crate) enum StdinMode {
     /// `/dev/null`: the tool reads EOF at once.
     Closed,
     /// A pipe the kit holds open and never writes: a tool that reads stdin blocks.
@@ -89,7 +90,7 @@ pub enum StdinMode {
 }
 
 impl StdinMode {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             StdinMode::Closed => "closed",
             StdinMode::Open => "open",
@@ -99,13 +100,13 @@ impl StdinMode {
 
 /// Something the kit does once `after_lines` complete stdout lines have been read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Trigger {
+pub(crate) struct Trigger {
     pub after_lines: u64,
     pub action: TriggerAction,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TriggerAction {
+pub(crate) enum TriggerAction {
     /// Send this signal to the tool's process (not its group), if it is still alive.
     Signal(Signal),
     /// Close the kit's end of stdout (the tool's next write gets EPIPE or SIGPIPE),
@@ -115,7 +116,7 @@ pub enum TriggerAction {
 
 /// Where the tool's output goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Output {
+pub(crate) enum Output {
     /// stdout and stderr on pipes of their own.
     Pipes,
     /// stdin, stdout and stderr on a pseudo-terminal of this size, the tool's
@@ -127,7 +128,7 @@ pub enum Output {
 
 /// Everything needed to make one run.
 #[derive(Debug, Clone)]
-pub struct RunSpec {
+pub(crate) struct RunSpec {
     /// Resolved executable.
     pub program: PathBuf,
     /// Arguments after the program (the profile's command prefix tail + the probe's argv).
@@ -157,7 +158,7 @@ pub struct RunSpec {
 
 /// Bytes captured from one output stream.
 #[derive(Debug, Clone, Default)]
-pub struct Captured {
+pub(crate) struct Captured {
     /// The first `capture_limit` bytes.
     pub bytes: Vec<u8>,
     /// Every byte the tool wrote, kept or not.
@@ -168,7 +169,7 @@ pub struct Captured {
 
 /// How the main process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Exit {
+pub(crate) enum Exit {
     /// Exited with this code.
     Code(i32),
     /// Killed by this signal number (not by the kit at the limit: see `timed_out`).
@@ -179,7 +180,7 @@ pub enum Exit {
 
 /// What one run did: the evidence every check reads.
 #[derive(Debug, Clone)]
-pub struct RunRecord {
+pub(crate) struct RunRecord {
     /// Program + args as spawned (lossy strings for display).
     pub argv: Vec<String>,
     pub stdin: StdinMode,
@@ -217,7 +218,7 @@ pub struct RunRecord {
 
 /// How the kit ended a tool that was still running.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct KitKill {
+pub(crate) struct KitKill {
     /// At the run's limit (false: conform was cancelled).
     pub at_limit: bool,
     /// The last signal the kit needed: SIGTERM when the process ended in the grace
@@ -230,7 +231,7 @@ pub struct KitKill {
 
 /// Why a run has nothing of the tool to judge.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunError {
+pub(crate) struct RunError {
     pub kind: RunErrorKind,
     /// For the evidence, e.g. "cannot run ./tool: No such file or directory".
     pub message: String,
@@ -238,7 +239,7 @@ pub struct RunError {
 
 /// Whose failure a [`RunError`] is: the words a check reports depend on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunErrorKind {
+pub(crate) enum RunErrorKind {
     /// The tool could not be started.
     Spawn,
     /// conform itself failed while making the run: a bug in the kit, not the tool.
@@ -270,7 +271,7 @@ impl RunRecord {
     }
 
     /// Exit code, if the process exited normally.
-    pub fn exit_code(&self) -> Option<i32> {
+    pub(crate) fn exit_code(&self) -> Option<i32> {
         match self.exit {
             Exit::Code(c) => Some(c),
             _ => None,

@@ -17,7 +17,7 @@ const FALLBACK_WAIT: Duration = Duration::from_millis(5);
 const READ_CHUNK: usize = 64 * 1024;
 
 /// Runs in progress, keyed by whatever the caller uses to tell them apart.
-pub struct Reactor<K> {
+pub(crate) struct Reactor<K> {
     active: Vec<(K, Active)>,
     /// Records ready to hand out: runs that could not start, or just finished.
     finished: Vec<(K, RunRecord)>,
@@ -28,7 +28,7 @@ pub struct Reactor<K> {
 }
 
 impl<K> Reactor<K> {
-    pub fn new(session: &Session) -> Self {
+    pub(crate) fn new(session: &Session) -> Self {
         Reactor {
             active: Vec::new(),
             finished: Vec::new(),
@@ -40,7 +40,7 @@ impl<K> Reactor<K> {
 
     /// Starts a run now. A run that cannot start is a finished record handed out by
     /// the next [`Reactor::wait`].
-    pub fn start(&mut self, key: K, spec: &RunSpec) {
+    pub(crate) fn start(&mut self, key: K, spec: &RunSpec) {
         match Active::start(spec, &self.session.scratch) {
             Ok(mut active) => {
                 if self.cancelled || self.session.cancel.is_cancelled() {
@@ -54,24 +54,24 @@ impl<K> Reactor<K> {
 
     /// Runs whose tool is alive, not being killed and using CPU: each holds a job
     /// slot. Runs that only wait (an idle tool, a grace, a held pipe) hold none.
-    pub fn busy(&self) -> usize {
+    pub(crate) fn busy(&self) -> usize {
         self.active.iter().filter(|(_, a)| a.busy()).count()
     }
 
     /// Whether the session was cancelled.
-    pub fn cancelled(&self) -> bool {
+    pub(crate) fn cancelled(&self) -> bool {
         self.cancelled || self.session.cancel.is_cancelled()
     }
 
     /// Runs started and not yet handed out.
-    pub fn in_flight(&self) -> usize {
+    pub(crate) fn in_flight(&self) -> usize {
         self.active.len() + self.finished.len()
     }
 
     /// Waits until something happens (output, an exit, a deadline, a cancel), reacts,
     /// and returns the runs that finished, possibly none. Returns at once when a
     /// record is ready or nothing is in flight.
-    pub fn wait(&mut self) -> Vec<(K, RunRecord)> {
+    pub(crate) fn wait(&mut self) -> Vec<(K, RunRecord)> {
         if self.finished.is_empty() && !self.active.is_empty() {
             self.poll_once();
         }

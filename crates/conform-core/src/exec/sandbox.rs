@@ -19,11 +19,11 @@ use serde::Serialize;
 use super::session::Scratch;
 
 /// Variables a pager is found by.
-pub const PAGER_VARS: &[&str] = &["PAGER", "GIT_PAGER", "MANPAGER"];
+pub(crate) const PAGER_VARS: &[&str] = &["PAGER", "GIT_PAGER", "MANPAGER"];
 /// Variables an editor is found by.
-pub const EDITOR_VARS: &[&str] = &["EDITOR", "VISUAL", "GIT_EDITOR"];
+pub(crate) const EDITOR_VARS: &[&str] = &["EDITOR", "VISUAL", "GIT_EDITOR"];
 /// Every variable set to the sentinel in an isolated run.
-pub const SENTINEL_VARS: &[&str] = &[
+pub(super) const SENTINEL_VARS: &[&str] = &[
     "PAGER",
     "GIT_PAGER",
     "MANPAGER",
@@ -34,7 +34,7 @@ pub const SENTINEL_VARS: &[&str] = &[
 ];
 /// Programs that open a URL or file in a browser or desktop application; the
 /// sentinel stands in for each, first on `PATH`.
-pub const OPENERS: &[&str] = &["xdg-open", "open", "sensible-browser", "www-browser", "gio"];
+pub(crate) const OPENERS: &[&str] = &["xdg-open", "open", "sensible-browser", "www-browser", "gio"];
 
 /// The tool's fresh directories: variable, and the directory's name in the sandbox
 /// (what `created` paths start with).
@@ -54,7 +54,7 @@ const MARKER_READ: u64 = 64 * 1024;
 
 /// What a run's sandbox holds, as data: the planner says what, the executor makes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sandbox {
+pub(crate) struct Sandbox {
     /// Fresh empty HOME, XDG_CONFIG/DATA/CACHE/STATE_HOME and TMPDIR, diffed after
     /// the run.
     pub fresh_dirs: bool,
@@ -66,7 +66,7 @@ pub struct Sandbox {
 
 impl Sandbox {
     /// The isolated run: everything.
-    pub fn isolated() -> Sandbox {
+    pub(crate) fn isolated() -> Sandbox {
         Sandbox {
             fresh_dirs: true,
             sentinel_vars: SENTINEL_VARS,
@@ -75,7 +75,7 @@ impl Sandbox {
     }
 
     /// The terminal run: only the pager sentinels, in the tool's usual directories.
-    pub fn pagers() -> Sandbox {
+    pub(crate) fn pagers() -> Sandbox {
         Sandbox {
             fresh_dirs: false,
             sentinel_vars: PAGER_VARS,
@@ -87,14 +87,14 @@ impl Sandbox {
 /// One call of the sentinel: the name it was called by (a variable such as `PAGER`,
 /// or an opener such as `xdg-open`) and its arguments.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SentinelCall {
+pub(crate) struct SentinelCall {
     pub name: String,
     pub argv: Vec<String>,
 }
 
 /// What happened in a run's sandbox.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct SandboxReport {
+pub(crate) struct SandboxReport {
     pub sentinel_calls: Vec<SentinelCall>,
     /// Files and directories that appeared in the fresh directories, relative to the
     /// sandbox (`config/tool/`, directories with a trailing slash), sorted.

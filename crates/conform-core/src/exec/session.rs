@@ -16,20 +16,20 @@ use crate::envelope::ExitStatus;
 
 /// Shared by every reactor of a suite; cheap to clone.
 #[derive(Debug, Clone, Default)]
-pub struct Session {
+pub(crate) struct Session {
     pub(crate) cancel: Cancel,
     pub(crate) scratch: Arc<Scratch>,
 }
 
 impl Session {
-    pub fn new(cancel: Cancel) -> Session {
+    pub(crate) fn new(cancel: Cancel) -> Session {
         Session {
             cancel,
             scratch: Arc::default(),
         }
     }
 
-    pub fn cancel(&self) -> &Cancel {
+    pub(crate) fn cancel(&self) -> &Cancel {
         &self.cancel
     }
 }
@@ -58,6 +58,7 @@ impl Default for CancelState {
 }
 
 impl Cancel {
+    /// A cancel not yet requested.
     pub fn new() -> Cancel {
         Cancel::default()
     }
@@ -92,6 +93,7 @@ impl Cancel {
         }
     }
 
+    /// Whether the stop was requested.
     pub fn is_cancelled(&self) -> bool {
         self.0.requested.load(Ordering::SeqCst) != 0
     }

@@ -23,7 +23,7 @@ const FRAMEWORK_COMMANDS: &[&str] = &["help", "completion", "completions"];
 
 /// A subcommand listed in a help text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HelpEntry {
+pub(super) struct HelpEntry {
     pub name: String,
     pub summary: String,
     /// The listing itself shows a required argument (commander: `get <id>`).
@@ -80,7 +80,7 @@ fn is_name(word: &str) -> bool {
 /// The subcommands a help text lists: entries of a section whose header names
 /// commands (`Commands:`, `Available Commands:`, `SUBCOMMANDS:`, git's "These are
 /// common Git commands ...:"), and argparse's `{a,b,c}` choice line.
-pub fn subcommands(help: &str) -> Vec<HelpEntry> {
+pub(super) fn subcommands(help: &str) -> Vec<HelpEntry> {
     let mut out: Vec<HelpEntry> = Vec::new();
     let mut in_section = false;
     let mut entry_indent: Option<usize> = None;
@@ -179,7 +179,7 @@ fn outside_brackets(text: &str) -> String {
 /// command name: `Usage: tool get <ID>` yes, `usage: git status [<options>]` no.
 /// Alternative forms (`or: ...`, git's) count when they name the command; any form
 /// without a required argument is enough. `None` when no usage line names it.
-pub fn requires_argument(help: &str, name: &str) -> Option<bool> {
+pub(super) fn requires_argument(help: &str, name: &str) -> Option<bool> {
     let mut forms = Vec::new();
     let mut lines = help.lines().map(str::trim).filter(|l| !l.is_empty());
     while let Some(line) = lines.next() {

@@ -25,11 +25,11 @@ use crate::envelope::ExitStatus;
 use crate::exec::{self, Cancel, RunRecord, RunSpec, Session, StdinMode};
 use crate::profile;
 
-pub use crate::file::write_atomic;
-pub use render::render_profile;
+pub(crate) use crate::file::write_atomic;
+pub(crate) use render::render_profile;
 
 /// The unknown flag of the invalid probe: long and specific, so no tool accepts it.
-pub const UNKNOWN_FLAG: &str = "--conform-no-such-flag";
+pub(crate) const UNKNOWN_FLAG: &str = "--conform-no-such-flag";
 
 /// The longest `--timeout` init accepts: the seed wants `timeout_seconds` 5 or less.
 pub const MAX_TIMEOUT_SECONDS: u64 = 5;
@@ -50,6 +50,7 @@ pub enum Source {
 pub struct Request {
     /// TOOL and its leading arguments: the profile's `command`, as given.
     pub tool: Vec<String>,
+    /// Where the description of the tool comes from.
     pub source: Source,
     /// Each tool run's limit and the profile's `timeout_seconds`.
     pub timeout_seconds: u64,
@@ -65,7 +66,7 @@ pub struct Request {
 
 /// A non-fatal diagnostic, shaped as the spec's WarningDetail.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Warning {
+pub(crate) struct Warning {
     /// `^[A-Z][A-Z0-9_]+$`, e.g. `COMMAND_SKIPPED`.
     pub code: &'static str,
     pub message: String,
@@ -94,7 +95,7 @@ impl Warning {
 
 /// Why init wrote nothing.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Failure {
+pub(crate) struct Failure {
     /// 2 for bad input (arguments, manifest, refusal), 1 for a tool or I/O failure.
     pub status: ExitStatus,
     pub code: &'static str,
@@ -134,7 +135,7 @@ impl Failure {
 
 /// A generated profile.
 #[derive(Debug, Clone)]
-pub struct Generated {
+pub(crate) struct Generated {
     /// The profile document.
     pub profile: Value,
     /// Its bytes as written: the same manifest always gives the same text.
@@ -144,14 +145,14 @@ pub struct Generated {
 
 /// What init did: the envelope's `data`, the text for a terminal, the warnings.
 #[derive(Debug, Clone)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub data: Value,
     pub text: String,
     pub warnings: Vec<Warning>,
 }
 
 /// Generate the profile and write it (or print it, or preview the write).
-pub fn execute(request: &Request) -> Result<Outcome, Failure> {
+pub(crate) fn execute(request: &Request) -> Result<Outcome, Failure> {
     let overwrites = match &request.output {
         Some(path) => check_destination(path, request)?,
         None => false,
@@ -247,7 +248,7 @@ fn check_destination(path: &Path, request: &Request) -> Result<bool, Failure> {
 }
 
 /// Build and validate the profile without writing anything.
-pub fn generate(request: &Request) -> Result<Generated, Failure> {
+pub(crate) fn generate(request: &Request) -> Result<Generated, Failure> {
     let Some(tool) = request.tool.first() else {
         return Err(Failure::input(
             "USAGE_ERROR",

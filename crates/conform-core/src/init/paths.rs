@@ -2,11 +2,11 @@
 
 use std::path::{Component, Path, PathBuf};
 
-pub use crate::file::parent;
+pub(crate) use crate::file::parent;
 
 /// `path` made absolute against `cwd`, with `.` and `..` resolved lexically (the
 /// profile records the path the user typed, not where its symlinks lead).
-pub fn absolute(cwd: &Path, path: &Path) -> PathBuf {
+pub(super) fn absolute(cwd: &Path, path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in cwd.join(path).components() {
         match component {
@@ -22,7 +22,7 @@ pub fn absolute(cwd: &Path, path: &Path) -> PathBuf {
 
 /// `command[0]` for the tool at absolute `tool`, relative to the profile directory
 /// `dir` (both absolute). Always contains a `/`: a bare name would resolve via PATH.
-pub fn relative_command(tool: &Path, dir: &Path) -> String {
+pub(super) fn relative_command(tool: &Path, dir: &Path) -> String {
     let tool_parts: Vec<Component> = tool.components().collect();
     let dir_parts: Vec<Component> = dir.components().collect();
     let common = tool_parts
@@ -46,7 +46,7 @@ pub fn relative_command(tool: &Path, dir: &Path) -> String {
 }
 
 /// The profile's `tool`: the program's file name.
-pub fn tool_name(tool: &str) -> String {
+pub(super) fn tool_name(tool: &str) -> String {
     Path::new(tool)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 /// The whole profile, ending in a newline.
-pub fn render_profile(profile: &Value) -> String {
+pub(crate) fn render_profile(profile: &Value) -> String {
     let Some(members) = profile.as_object() else {
         return inline(profile) + "\n";
     };

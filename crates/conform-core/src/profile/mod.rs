@@ -14,17 +14,19 @@ mod validate;
 
 use std::path::{Path, PathBuf};
 
-pub use model::{ArgumentOrder, Probe, ProbeKind, Profile};
-pub use resolve::{resolve_program, PROGRAM_POINTER};
-pub use spans::Locations;
-pub use validate::{validate_document, Violation, CONFIRMATION_FLAGS};
+pub(crate) use model::{ArgumentOrder, Probe, ProbeKind, Profile};
+pub(crate) use resolve::{resolve_program, PROGRAM_POINTER};
+pub(crate) use spans::Locations;
+pub use validate::Violation;
+pub(crate) use validate::{validate_document, CONFIRMATION_FLAGS};
 
 /// The profile format's JSON Schema (draft-07), for editors and `conform schema`.
-pub const PROFILE_SCHEMA: &str = include_str!("../../schemas/conformance-profile.schema.json");
+pub(crate) const PROFILE_SCHEMA: &str =
+    include_str!("../../schemas/conformance-profile.schema.json");
 
 /// A valid profile with its paths resolved, ready to run.
 #[derive(Debug, Clone)]
-pub struct LoadedProfile {
+pub(crate) struct LoadedProfile {
     /// The profile file as given.
     pub path: PathBuf,
     /// The directory the profile lives in: relative commands resolve against it and
@@ -40,19 +42,22 @@ pub struct LoadedProfile {
 /// Why a profile cannot be used: every violation found.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{} is not a valid conformance profile ({} violation{})", path.display(), violations.len(), if violations.len() == 1 { "" } else { "s" })]
-pub struct ProfileError {
+pub(crate) struct ProfileError {
     pub path: PathBuf,
     pub violations: Vec<Violation>,
 }
 
 /// Read, parse, validate and resolve a profile file.
-pub fn load(path: &Path) -> Result<LoadedProfile, ProfileError> {
+pub(crate) fn load(path: &Path) -> Result<LoadedProfile, ProfileError> {
     load_with(path, None)
 }
 
 /// [`load`], running `program` in place of `command[0]` when given (the binary
 /// cargo built for a test); the rest of `command` is kept.
-pub fn load_with(path: &Path, program: Option<&Path>) -> Result<LoadedProfile, ProfileError> {
+pub(crate) fn load_with(
+    path: &Path,
+    program: Option<&Path>,
+) -> Result<LoadedProfile, ProfileError> {
     let fail = |violations: Vec<Violation>| ProfileError {
         path: path.to_path_buf(),
         violations,
@@ -93,7 +98,7 @@ pub fn load_with(path: &Path, program: Option<&Path>) -> Result<LoadedProfile, P
 
 /// Parse and validate profile text whose relative command resolves against `dir`.
 /// Returns the profile and its resolved program.
-pub fn parse(text: &str, dir: &Path) -> Result<(Profile, PathBuf), Vec<Violation>> {
+pub(crate) fn parse(text: &str, dir: &Path) -> Result<(Profile, PathBuf), Vec<Violation>> {
     parse_with(text, dir, None)
 }
 

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 /// A conformance profile: how to invoke a tool and which invocations are safe to probe.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct Profile {
+pub(crate) struct Profile {
     pub schema_version: String,
     pub tool: String,
     pub command: Vec<String>,
@@ -20,7 +20,7 @@ pub struct Profile {
 /// A read command and a global option to move around it (`argument_order`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct ArgumentOrder {
+pub(crate) struct ArgumentOrder {
     pub command_path: Vec<String>,
     pub local_args: Vec<String>,
     pub global_flag: String,
@@ -33,7 +33,7 @@ pub struct ArgumentOrder {
 /// The expected behaviour class of a probe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum ProbeKind {
+pub(crate) enum ProbeKind {
     /// Finishes without side effects.
     Read,
     /// Refuses until confirmed; previews with `dry_run_flag`.
@@ -45,9 +45,9 @@ pub enum ProbeKind {
 }
 
 impl ProbeKind {
-    pub const ALL: [&'static str; 4] = ["read", "destructive", "invalid", "stream"];
+    pub(crate) const ALL: [&'static str; 4] = ["read", "destructive", "invalid", "stream"];
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ProbeKind::Read => "read",
             ProbeKind::Destructive => "destructive",
@@ -59,7 +59,7 @@ impl ProbeKind {
 
 /// The only signal a stream probe may send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-pub enum ProbeSignal {
+pub(crate) enum ProbeSignal {
     #[serde(rename = "INT")]
     Int,
 }
@@ -67,7 +67,7 @@ pub enum ProbeSignal {
 /// One invocation to run.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct Probe {
+pub(crate) struct Probe {
     pub name: String,
     pub argv: Vec<String>,
     pub kind: ProbeKind,

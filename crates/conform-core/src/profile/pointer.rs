@@ -3,7 +3,7 @@
 use std::fmt::Display;
 
 /// `parent` extended by one reference token, escaped (`~` -> `~0`, `/` -> `~1`).
-pub fn child(parent: &str, token: impl Display) -> String {
+pub(super) fn child(parent: &str, token: impl Display) -> String {
     let token = token.to_string().replace('~', "~0").replace('/', "~1");
     format!("{parent}/{token}")
 }

@@ -9,11 +9,11 @@ use nix::unistd::{access, AccessFlags};
 use super::Violation;
 
 /// Where a program that cannot run is reported.
-pub const PROGRAM_POINTER: &str = "/command/0";
+pub(crate) const PROGRAM_POINTER: &str = "/command/0";
 const AT: &str = PROGRAM_POINTER;
 
 /// Resolve `name` against the profile directory `dir` or PATH.
-pub fn resolve_program(name: &str, dir: &Path) -> Result<PathBuf, Violation> {
+pub(crate) fn resolve_program(name: &str, dir: &Path) -> Result<PathBuf, Violation> {
     if name.is_empty() {
         return Err(Violation::new(
             AT,

@@ -8,7 +8,7 @@ use super::pointer::child;
 
 /// What one pass over a JSON text finds.
 #[derive(Debug, Default)]
-pub struct Spans {
+pub(super) struct Spans {
     /// 1-based (line, column) of each value's first character, keyed by JSON pointer.
     /// Object members are located at their key, which is where an editor should jump.
     /// A duplicated member is located at its last occurrence, the one serde_json keeps.
@@ -19,7 +19,7 @@ pub struct Spans {
 
 /// A key given twice in one object: serde_json keeps the last value silently.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DuplicateKey {
+pub(super) struct DuplicateKey {
     /// JSON pointer of the member.
     pub pointer: String,
     pub key: String,
@@ -32,17 +32,17 @@ pub struct DuplicateKey {
 /// Where each value of a loaded profile was written, kept so that reports can turn a
 /// run's JSON pointer into a line and column of the profile file.
 #[derive(Debug, Clone, Default)]
-pub struct Locations(HashMap<String, (usize, usize)>);
+pub(crate) struct Locations(HashMap<String, (usize, usize)>);
 
 impl Locations {
     /// The locations of every value in `text`, which serde_json has already accepted.
-    pub fn scan(text: &str) -> Locations {
+    pub(crate) fn scan(text: &str) -> Locations {
         Locations(scan(text).at)
     }
 
     /// 1-based (line, column) of the value at `pointer`; columns count Unicode code
     /// points. A pointer the text lacks is located at its nearest located parent.
-    pub fn locate(&self, pointer: &str) -> Option<(usize, usize)> {
+    pub(crate) fn locate(&self, pointer: &str) -> Option<(usize, usize)> {
         let mut pointer = pointer;
         loop {
             if let Some(&at) = self.0.get(pointer) {
@@ -54,7 +54,7 @@ impl Locations {
 }
 
 /// Scan `text`, which serde_json has already accepted.
-pub fn scan(text: &str) -> Spans {
+pub(super) fn scan(text: &str) -> Spans {
     let mut scanner = Scanner {
         bytes: text.as_bytes(),
         pos: 0,

@@ -19,12 +19,13 @@ pub struct Violation {
     /// 1-based line and column of the offending value, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
+    /// 1-based column, in characters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<usize>,
 }
 
 impl Violation {
-    pub fn new(
+    pub(crate) fn new(
         pointer: impl Into<String>,
         message: impl Into<String>,
         fix: impl Into<String>,
@@ -41,7 +42,7 @@ impl Violation {
 
 /// Flags that confirm a destructive action. The kit never deletes on purpose, so a
 /// profile that contains one is rejected wherever the kit would pass it to the tool.
-pub const CONFIRMATION_FLAGS: &[&str] = &[
+pub(crate) const CONFIRMATION_FLAGS: &[&str] = &[
     "--yes",
     "-y",
     "--force",
@@ -123,11 +124,11 @@ const ORDER_AT: &str = "/argument_order";
 const STREAM_ONLY_FIELDS: &[&str] = &["deadline_seconds", "signal", "after_lines"];
 
 /// The longest limit a profile may set, in seconds.
-pub const MAX_LIMIT_SECONDS: f64 = 120.0;
+pub(super) const MAX_LIMIT_SECONDS: f64 = 120.0;
 
 /// Check a parsed profile document against every rule; an empty result means valid
 /// (command resolution aside, which needs the file system: see `load`).
-pub fn validate_document(doc: &Value) -> Vec<Violation> {
+pub(crate) fn validate_document(doc: &Value) -> Vec<Violation> {
     let mut v = Validator::default();
     v.root(doc);
     v.violations

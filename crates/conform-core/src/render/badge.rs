@@ -16,7 +16,7 @@ const YELLOW: &str = "#dfb317";
 const GREY: &str = "#9f9f9f";
 
 /// The badge's message and color.
-pub fn verdict(results: &[ProfileReport]) -> (String, &'static str) {
+pub(crate) fn verdict(results: &[ProfileReport]) -> (String, &'static str) {
     // Per profile: levels passed in a row from level 1, and the first level that did not.
     let passed_and_next = |r: &ProfileReport| {
         let levels = [r.levels.level_1, r.levels.level_2, r.levels.level_3];
@@ -48,7 +48,7 @@ pub fn verdict(results: &[ProfileReport]) -> (String, &'static str) {
     (message, color)
 }
 
-pub fn to_svg(results: &[ProfileReport]) -> String {
+pub(crate) fn to_svg(results: &[ProfileReport]) -> String {
     let (message, color) = verdict(results);
     svg(LABEL, &message, color)
 }

@@ -4,13 +4,13 @@
 use std::path::Path;
 
 use crate::file::parent;
-pub use crate::file::write_atomic;
+pub(crate) use crate::file::write_atomic;
 
 /// Where a report will go, checked before anything runs so that a typo does not
 /// cost a whole run: not a directory, in an existing directory, and not an existing
 /// read-only file (the rename that writes reports atomically would replace it
 /// silently, against what its mode says).
-pub fn check_destination(flag: &str, path: &Path) -> Result<(), String> {
+pub(crate) fn check_destination(flag: &str, path: &Path) -> Result<(), String> {
     let dir = parent(path);
     if path.is_dir() {
         return Err(format!(
@@ -37,7 +37,7 @@ pub fn check_destination(flag: &str, path: &Path) -> Result<(), String> {
 }
 
 /// Every report destination checked, and no two reports sent to one file.
-pub fn check_destinations(reports: &[(&str, &Path)]) -> Result<(), String> {
+pub(crate) fn check_destinations(reports: &[(&str, &Path)]) -> Result<(), String> {
     for (i, (flag, path)) in reports.iter().enumerate() {
         check_destination(flag, path)?;
         if let Some((other, _)) = reports[..i].iter().find(|(_, p)| p == path) {

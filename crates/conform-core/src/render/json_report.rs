@@ -11,10 +11,10 @@ use crate::envelope::{ExitStatus, RESULT_SCHEMA_VERSION};
 use crate::result::ProfileReport;
 
 /// The report document's JSON Schema.
-pub const SCHEMA: &str = include_str!("../../schemas/json-report.schema.json");
+pub(crate) const SCHEMA: &str = include_str!("../../schemas/json-report.schema.json");
 
 /// The report of a `conform run` that exits with `status`.
-pub fn document(
+pub(crate) fn document(
     results: &[ProfileReport],
     selected: &BTreeSet<CheckId>,
     status: ExitStatus,

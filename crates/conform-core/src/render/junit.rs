@@ -17,7 +17,7 @@ use crate::checks::Status;
 use crate::result::{CheckReport, LevelStatus, ProfileReport};
 
 /// The name of a profile in reports: its file stem.
-pub fn profile_name(profile: &str) -> String {
+pub(crate) fn profile_name(profile: &str) -> String {
     Path::new(profile)
         .file_stem()
         .map_or_else(|| profile.to_string(), |s| s.to_string_lossy().into_owned())
@@ -25,7 +25,7 @@ pub fn profile_name(profile: &str) -> String {
 
 /// The JUnit document. Timings: each suite has its profile's wall time; checks share
 /// runs, so a check has no time of its own and its testcase carries none.
-pub fn to_xml(results: &[ProfileReport], sources: &Sources) -> Result<String, String> {
+pub(crate) fn to_xml(results: &[ProfileReport], sources: &Sources) -> Result<String, String> {
     let mut report = Report::new("conform");
     let total: u64 = results.iter().map(|r| r.duration_ms).sum();
     report.set_time(Duration::from_millis(total));

@@ -9,7 +9,7 @@ use super::Sources;
 use crate::checks::Status;
 use crate::result::{LevelStatus, ProfileReport};
 
-pub fn to_markdown(results: &[ProfileReport], sources: &Sources) -> String {
+pub(crate) fn to_markdown(results: &[ProfileReport], sources: &Sources) -> String {
     let failing = results.iter().filter(|r| r.failed()).count();
     let mut out = String::from("## conform: CLI Agent Spec conformance\n\n");
     out.push_str(&match failing {
@@ -83,7 +83,7 @@ fn level(status: LevelStatus) -> &'static str {
 /// backslash-escaped (`\|` keeps a table cell whole, `\<` keeps a tool's output from
 /// opening an HTML tag, `` \` `` from opening a code span), plus a `#` that would
 /// start a heading.
-pub fn text(raw: &str) -> String {
+pub(crate) fn text(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len());
     for (i, c) in show::visible(raw).chars().enumerate() {
         if "\\`*_[]<>|~&".contains(c) || (i == 0 && c == '#') {

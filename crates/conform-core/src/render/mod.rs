@@ -3,20 +3,20 @@
 //! Markdown, a badge, conform's JSON report). Each is a function of the final
 //! results, so that it can be driven by the runner's "all done" event.
 
-pub mod badge;
-pub mod files;
-pub mod json_report;
-pub mod junit;
-pub mod markdown;
-pub mod progress;
-pub mod run;
-pub mod sarif;
-pub mod show;
-pub mod stream;
-pub mod style;
+pub(crate) mod badge;
+pub(crate) mod files;
+pub(crate) mod json_report;
+pub(crate) mod junit;
+pub(crate) mod markdown;
+pub(crate) mod progress;
+pub(crate) mod run;
+pub(crate) mod sarif;
+pub(crate) mod show;
+pub(crate) mod stream;
+pub(crate) mod style;
 #[cfg(test)]
 mod tests;
-pub mod validate;
+pub(crate) mod validate;
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -29,11 +29,11 @@ use crate::result::ProfileReport;
 /// Where each profile's entries are written: a run's JSON pointer to a line and
 /// column of its profile file, for reports that point into it.
 #[derive(Debug, Clone, Default)]
-pub struct Sources(HashMap<String, Locations>);
+pub(crate) struct Sources(HashMap<String, Locations>);
 
 impl Sources {
     /// The sources of these loaded profiles, keyed as `ProfileReport::profile` is.
-    pub fn of<'a>(profiles: impl IntoIterator<Item = &'a LoadedProfile>) -> Sources {
+    pub(crate) fn of<'a>(profiles: impl IntoIterator<Item = &'a LoadedProfile>) -> Sources {
         Sources(
             profiles
                 .into_iter()
@@ -43,18 +43,18 @@ impl Sources {
     }
 
     #[cfg(test)]
-    pub fn insert(&mut self, profile: impl Into<String>, locations: Locations) {
+    pub(crate) fn insert(&mut self, profile: impl Into<String>, locations: Locations) {
         self.0.insert(profile.into(), locations);
     }
 
     /// 1-based (line, column in Unicode code points) of `pointer` in `profile`.
-    pub fn locate(&self, profile: &str, pointer: &str) -> Option<(usize, usize)> {
+    pub(crate) fn locate(&self, profile: &str, pointer: &str) -> Option<(usize, usize)> {
         self.0.get(profile)?.locate(pointer)
     }
 
     /// `profile.json:7:5 /probes/0` (the form editors jump to, then the pointer), or
     /// the file and pointer when the profile's text is not known.
-    pub fn describe(&self, profile: &str, pointer: &str) -> String {
+    pub(crate) fn describe(&self, profile: &str, pointer: &str) -> String {
         match self.locate(profile, pointer) {
             Some((line, column)) => {
                 format!("{}:{line}:{column} {pointer}", show::visible(profile))
@@ -67,15 +67,20 @@ impl Sources {
 /// A report file format, by the flag that asks for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReportFormat {
+    /// `--json-report`: the full evidence of every run.
     Json,
+    /// `--junit`: a testcase per check.
     Junit,
+    /// `--sarif`: failures located in the profile.
     Sarif,
+    /// `--markdown`: a summary for a CI job page.
     Markdown,
+    /// `--badge`: an SVG of the highest level every profile passes.
     Badge,
 }
 
 impl ReportFormat {
-    pub fn flag(self) -> &'static str {
+    pub(crate) fn flag(self) -> &'static str {
         match self {
             ReportFormat::Json => "--json-report",
             ReportFormat::Junit => "--junit",
@@ -87,7 +92,7 @@ impl ReportFormat {
 }
 
 /// Everything the report files are made from: the final results of a run.
-pub struct Finished<'a> {
+pub(crate) struct Finished<'a> {
     pub results: &'a [ProfileReport],
     pub sources: &'a Sources,
     pub selected: &'a BTreeSet<CheckId>,
@@ -98,7 +103,10 @@ pub struct Finished<'a> {
 }
 
 /// One report file's contents.
-pub fn render_report(format: ReportFormat, finished: &Finished<'_>) -> Result<String, String> {
+pub(crate) fn render_report(
+    format: ReportFormat,
+    finished: &Finished<'_>,
+) -> Result<String, String> {
     let results = finished.results;
     match format {
         ReportFormat::Json => {
@@ -121,7 +129,10 @@ pub fn render_report(format: ReportFormat, finished: &Finished<'_>) -> Result<St
 
 /// Render and write every requested report, each whole or not at all; returns why
 /// each report that could not be written was not (the others are written anyway).
-pub fn write_reports(reports: &[(ReportFormat, PathBuf)], finished: &Finished<'_>) -> Vec<String> {
+pub(crate) fn write_reports(
+    reports: &[(ReportFormat, PathBuf)],
+    finished: &Finished<'_>,
+) -> Vec<String> {
     reports
         .iter()
         .filter_map(|(format, path)| {

@@ -13,7 +13,7 @@ use crate::events::{Event, Reporter};
 const TEMPLATE: &str =
     "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs  {prefix}  {wide_msg}";
 
-pub struct ProgressLine {
+pub(crate) struct ProgressLine {
     bar: ProgressBar,
     profiles: usize,
     profiles_done: usize,
@@ -22,14 +22,14 @@ pub struct ProgressLine {
 impl ProgressLine {
     /// A line on stderr when a person watches it: stderr is a terminal and this is
     /// not a CI job (whose log would keep every redraw). `None` otherwise.
-    pub fn on_terminal() -> Option<ProgressLine> {
+    pub(crate) fn on_terminal() -> Option<ProgressLine> {
         let ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty());
         (std::io::stderr().is_terminal() && !ci)
             .then(|| ProgressLine::new(ProgressDrawTarget::stderr()))
     }
 
     /// A line drawn to `target` (a hidden one in tests).
-    pub fn new(target: ProgressDrawTarget) -> ProgressLine {
+    pub(crate) fn new(target: ProgressDrawTarget) -> ProgressLine {
         let style = ProgressStyle::with_template(TEMPLATE)
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> ");
@@ -44,7 +44,7 @@ impl ProgressLine {
     }
 
     /// Removes the line from the terminal, before anything else is printed there.
-    pub fn clear(&self) {
+    pub(crate) fn clear(&self) {
         self.bar.finish_and_clear();
     }
 

@@ -11,7 +11,7 @@ use crate::checks::{Status, CATALOG};
 use crate::envelope::{envelope_with_meta, ErrorDetail, ExitStatus};
 use crate::result::{LevelStatus, ProfileReport};
 
-pub fn status(results: &[ProfileReport]) -> ExitStatus {
+pub(crate) fn status(results: &[ProfileReport]) -> ExitStatus {
     if results.iter().any(ProfileReport::failed) {
         ExitStatus::ChecksFailed
     } else {
@@ -23,7 +23,7 @@ pub fn status(results: &[ProfileReport]) -> ExitStatus {
 /// document; several: `data.results` holds one per profile, in the order given.
 /// conform's extras go in `meta`, which the spec leaves open: `profile` and `runs`
 /// (or `profiles`, one entry each) and `extension_checks`.
-pub fn to_envelope(results: &[ProfileReport], duration_ms: u64) -> Value {
+pub(crate) fn to_envelope(results: &[ProfileReport], duration_ms: u64) -> Value {
     let status = status(results);
     let mut meta = Map::new();
     let data = match results {
@@ -59,7 +59,7 @@ pub fn to_envelope(results: &[ProfileReport], duration_ms: u64) -> Value {
 
 /// The error of a run with failed checks (CONFORMANCE_CHECKS_FAILED), naming them;
 /// `None` when none failed.
-pub fn checks_failed(results: &[ProfileReport]) -> Option<ErrorDetail> {
+pub(crate) fn checks_failed(results: &[ProfileReport]) -> Option<ErrorDetail> {
     if status(results) != ExitStatus::ChecksFailed {
         return None;
     }
@@ -118,7 +118,7 @@ fn seconds(ms: u64) -> String {
 /// (status, id, runs, requirement IDs), then each failing check's failures grouped by
 /// cause with the runs to reproduce them; at the end a table over every profile.
 /// `sources` turns a run's JSON pointer into `file:line:column`.
-pub fn to_text(results: &[ProfileReport], sources: &Sources, style: Style) -> String {
+pub(crate) fn to_text(results: &[ProfileReport], sources: &Sources, style: Style) -> String {
     let mut out = String::new();
     for result in results {
         profile_text(&mut out, result, sources, style);

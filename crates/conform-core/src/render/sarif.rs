@@ -12,13 +12,13 @@ use super::Sources;
 use crate::checks::{CheckSpec, Status, CATALOG};
 use crate::result::ProfileReport;
 
-pub const VERSION: &str = "2.1.0";
-pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+pub(crate) const VERSION: &str = "2.1.0";
+pub(crate) const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// Columns are counted in Unicode code points, as the profile scanner counts them.
-pub const COLUMN_KIND: &str = "unicodeCodePoints";
+pub(crate) const COLUMN_KIND: &str = "unicodeCodePoints";
 
 #[derive(Debug, Serialize)]
-pub struct Log {
+pub(crate) struct Log {
     #[serde(rename = "$schema")]
     pub schema: &'static str,
     pub version: &'static str,
@@ -27,20 +27,20 @@ pub struct Log {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Run {
+pub(crate) struct Run {
     pub tool: Tool,
     pub column_kind: &'static str,
     pub results: Vec<SarifResult>,
 }
 
 #[derive(Debug, Serialize)]
-pub struct Tool {
+pub(crate) struct Tool {
     pub driver: Driver,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Driver {
+pub(crate) struct Driver {
     pub name: &'static str,
     pub version: &'static str,
     pub semantic_version: &'static str,
@@ -49,7 +49,7 @@ pub struct Driver {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Rule {
+pub(crate) struct Rule {
     pub id: &'static str,
     pub name: String,
     pub short_description: Message,
@@ -60,24 +60,24 @@ pub struct Rule {
 }
 
 #[derive(Debug, Serialize)]
-pub struct Configuration {
+pub(crate) struct Configuration {
     pub level: &'static str,
 }
 
 #[derive(Debug, Serialize)]
-pub struct RuleProperties {
+pub(crate) struct RuleProperties {
     /// The requirement IDs, so code scanning can filter by them.
     pub tags: Vec<&'static str>,
 }
 
 #[derive(Debug, Serialize)]
-pub struct Message {
+pub(crate) struct Message {
     pub text: String,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SarifResult {
+pub(crate) struct SarifResult {
     pub rule_id: &'static str,
     pub rule_index: usize,
     pub level: &'static str,
@@ -87,7 +87,7 @@ pub struct SarifResult {
 }
 
 #[derive(Debug, Serialize)]
-pub struct ResultProperties {
+pub(crate) struct ResultProperties {
     pub profile: String,
     pub probe: String,
     pub pointer: String,
@@ -95,33 +95,33 @@ pub struct ResultProperties {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Location {
+pub(crate) struct Location {
     pub physical_location: PhysicalLocation,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PhysicalLocation {
+pub(crate) struct PhysicalLocation {
     pub artifact_location: ArtifactLocation,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub region: Option<Region>,
 }
 
 #[derive(Debug, Serialize)]
-pub struct ArtifactLocation {
+pub(crate) struct ArtifactLocation {
     pub uri: String,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Region {
+pub(crate) struct Region {
     pub start_line: usize,
     pub start_column: usize,
 }
 
 /// The SARIF log of these results; profile paths become URIs relative to `cwd` (the
 /// repository root, in CI) so that code scanning finds the files.
-pub fn log(results: &[ProfileReport], sources: &Sources, cwd: &Path) -> Log {
+pub(crate) fn log(results: &[ProfileReport], sources: &Sources, cwd: &Path) -> Log {
     let mut findings = Vec::new();
     for result in results {
         let uri = uri(&result.profile, cwd);
@@ -186,7 +186,11 @@ pub fn log(results: &[ProfileReport], sources: &Sources, cwd: &Path) -> Log {
     }
 }
 
-pub fn to_json(results: &[ProfileReport], sources: &Sources, cwd: &Path) -> Result<String, String> {
+pub(crate) fn to_json(
+    results: &[ProfileReport],
+    sources: &Sources,
+    cwd: &Path,
+) -> Result<String, String> {
     serde_json::to_string_pretty(&log(results, sources, cwd))
         .map(|mut text| {
             text.push('\n');
@@ -241,7 +245,7 @@ fn pascal_case(id: &str) -> String {
 
 /// The profile path as a URI reference: relative to `cwd` when it lies under it
 /// (what code scanning matches against the repository), else an absolute `file:` URI.
-pub fn uri(profile: &str, cwd: &Path) -> String {
+pub(crate) fn uri(profile: &str, cwd: &Path) -> String {
     let path = Path::new(profile);
     let relative = if path.is_absolute() {
         path.strip_prefix(cwd).ok()

@@ -11,7 +11,7 @@ use crate::checks::Evidence;
 /// their Unicode control pictures (`␛` for ESC, `␊` for a newline), DEL as `␡`, C1
 /// controls as `<U+009B>`. A report never prints a tool's raw escape sequences (they
 /// would recolor or move the reader's terminal) nor Rust escapes such as `\u{1b}`.
-pub fn visible(text: &str) -> String {
+pub(crate) fn visible(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match u32::from(c) {
@@ -27,7 +27,7 @@ pub fn visible(text: &str) -> String {
 /// A check's failure detail, readable: the checks quote tool output with Rust's
 /// `{:?}` (`"{\"ok\"\u{1b}[34m"`); the escapes are decoded back and control bytes then
 /// made visible, so the reader sees `"{"ok"␛[34m"`. Unknown escapes stay as written.
-pub fn detail(text: &str) -> String {
+pub(crate) fn detail(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -84,7 +84,7 @@ pub fn detail(text: &str) -> String {
 /// The run as a line to paste into a POSIX shell: the environment changes (`env -u`
 /// for removed variables), the argv quoted where needed, and `</dev/null` when stdin
 /// was closed. A run with an open stdin has no redirect; [`stdin_note`] says so.
-pub fn shell_line(run: &RunFacts) -> String {
+pub(crate) fn shell_line(run: &RunFacts) -> String {
     let mut words: Vec<String> = Vec::new();
     let removed: Vec<&str> = run.env.iter().filter_map(|e| e.strip_prefix('-')).collect();
     if !removed.is_empty() {
@@ -108,7 +108,7 @@ pub fn shell_line(run: &RunFacts) -> String {
 }
 
 /// How stdin was given, when the shell line cannot show it.
-pub fn stdin_note(run: &RunFacts) -> Option<&'static str> {
+pub(crate) fn stdin_note(run: &RunFacts) -> Option<&'static str> {
     (run.stdin == "open").then_some("stdin: an open pipe the kit never wrote to")
 }
 
@@ -127,7 +127,7 @@ fn quote(word: &str) -> String {
 }
 
 /// How the run ended: `exit 2`, `killed by SIGSEGV`, `no exit within the limit`.
-pub fn ended(run: &RunFacts) -> String {
+pub(crate) fn ended(run: &RunFacts) -> String {
     if let Some(error) = &run.error {
         return format!("not run: {}", visible(error));
     }
@@ -143,7 +143,7 @@ pub fn ended(run: &RunFacts) -> String {
 
 /// At most `lines` lines of an excerpt, each cut to `width` characters, with control
 /// bytes visible; a cut is marked with `…`.
-pub fn excerpt(text: &str, lines: usize, width: usize) -> Vec<String> {
+pub(crate) fn excerpt(text: &str, lines: usize, width: usize) -> Vec<String> {
     let all: Vec<&str> = text.lines().collect();
     let mut out: Vec<String> = all
         .iter()
@@ -166,7 +166,7 @@ pub fn excerpt(text: &str, lines: usize, width: usize) -> Vec<String> {
 
 /// Failures with the same cause: one detail, every run that showed it.
 #[derive(Debug)]
-pub struct Cause<'a> {
+pub(crate) struct Cause<'a> {
     /// The detail of the first run, as the check wrote it.
     pub detail: &'a str,
     pub runs: Vec<&'a Evidence>,
@@ -175,7 +175,7 @@ pub struct Cause<'a> {
 /// `failures` grouped by cause, in order of first appearance. Two details are the
 /// same cause when they differ only inside double quotes, where the checks quote the
 /// tool's own output (the start of stdout, a line of the stream).
-pub fn causes(failures: &[Evidence]) -> Vec<Cause<'_>> {
+pub(crate) fn causes(failures: &[Evidence]) -> Vec<Cause<'_>> {
     let mut groups: Vec<(String, Cause<'_>)> = Vec::new();
     for failure in failures {
         let key = unquoted(&failure.detail);
@@ -196,7 +196,7 @@ pub fn causes(failures: &[Evidence]) -> Vec<Cause<'_>> {
 /// One cause as lines to read: the detail once, then every run that showed it with
 /// where it is written in `profile`, the shell line to reproduce it and how it ended,
 /// and the output of the first run (the others showed the same defect).
-pub fn cause_lines(
+pub(crate) fn cause_lines(
     profile: &str,
     cause: &Cause<'_>,
     sources: &Sources,

@@ -13,7 +13,7 @@ use crate::events::{Event, Reporter};
 use crate::result::ProfileReport;
 
 /// Writes an item line per judged check.
-pub struct StreamReporter<W: Write> {
+pub(crate) struct StreamReporter<W: Write> {
     /// `None` once a write failed (the reader went away): the run goes on, the
     /// stream does not.
     out: Option<W>,
@@ -24,7 +24,7 @@ pub struct StreamReporter<W: Write> {
 
 impl<W: Write> StreamReporter<W> {
     /// A stream to `out` for profiles given as (file, tool), in the run's order.
-    pub fn new(out: W, profiles: Vec<(String, String)>) -> Self {
+    pub(crate) fn new(out: W, profiles: Vec<(String, String)>) -> Self {
         StreamReporter {
             out: Some(out),
             profiles,
@@ -33,7 +33,7 @@ impl<W: Write> StreamReporter<W> {
     }
 
     /// Item lines written: the last `_seq`, and the summary's `_count`.
-    pub fn items_emitted(&self) -> u64 {
+    pub(crate) fn items_emitted(&self) -> u64 {
         self.emitted
     }
 
@@ -56,7 +56,7 @@ impl<W: Write> StreamReporter<W> {
     }
 
     /// The terminal line: a [`summary`] or an error envelope ([`error_line`]).
-    pub fn finish(mut self, terminal: &Value) -> io::Result<()> {
+    pub(crate) fn finish(mut self, terminal: &Value) -> io::Result<()> {
         self.write_line(terminal)
     }
 }
@@ -83,7 +83,7 @@ impl<W: Write> Reporter for StreamReporter<W> {
 }
 
 /// Each profile's levels and counts: what the terminal line says of the run.
-pub fn profile_summaries(results: &[ProfileReport]) -> Value {
+pub(crate) fn profile_summaries(results: &[ProfileReport]) -> Value {
     results
         .iter()
         .map(|r| {
@@ -98,7 +98,7 @@ pub fn profile_summaries(results: &[ProfileReport]) -> Value {
 }
 
 /// The terminal line of a stream whose checks all passed (or were skipped).
-pub fn summary(results: &[ProfileReport], count: u64, duration_ms: u64) -> Value {
+pub(crate) fn summary(results: &[ProfileReport], count: u64, duration_ms: u64) -> Value {
     json!({
         "_summary": true,
         "_count": count,
@@ -109,7 +109,7 @@ pub fn summary(results: &[ProfileReport], count: u64, duration_ms: u64) -> Value
 
 /// An error envelope as a stream's terminal line: it also says how many items came
 /// before it.
-pub fn error_line(mut envelope: Value, items_emitted: u64) -> Value {
+pub(crate) fn error_line(mut envelope: Value, items_emitted: u64) -> Value {
     if let Some(meta) = envelope.get_mut("meta").and_then(Value::as_object_mut) {
         meta.insert("items_emitted".into(), items_emitted.into());
     }

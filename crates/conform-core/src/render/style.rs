@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 
 /// Whether to color human output written to stdout (REQ-F-008, which conform follows
 /// as an agent-ready CLI itself), from the process environment.
-pub fn color_enabled() -> bool {
+pub(crate) fn color_enabled() -> bool {
     color_choice(
         |name| std::env::var_os(name),
         std::io::stdout().is_terminal(),
@@ -16,7 +16,7 @@ pub fn color_enabled() -> bool {
 /// else is set; `CLICOLOR_FORCE` (non-empty, not `0`) turns it on even off a
 /// terminal; otherwise color needs a terminal, `CLICOLOR` not `0`, `TERM` not
 /// `dumb`, and none of `CI`, `GITHUB_ACTIONS`, `JENKINS_URL` (CI logs are read raw).
-pub fn color_choice(var: impl Fn(&str) -> Option<OsString>, terminal: bool) -> bool {
+pub(crate) fn color_choice(var: impl Fn(&str) -> Option<OsString>, terminal: bool) -> bool {
     let set = |name: &str| var(name).is_some_and(|v| !v.is_empty());
     let is = |name: &str, value: &str| var(name).is_some_and(|v| v == value);
     if set("NO_COLOR") {
@@ -34,7 +34,7 @@ pub fn color_choice(var: impl Fn(&str) -> Option<OsString>, terminal: bool) -> b
 }
 
 #[derive(Debug, Clone, Copy)]
-pub struct Style {
+pub(crate) struct Style {
     pub color: bool,
 }
 
@@ -46,19 +46,19 @@ impl Style {
             text.to_string()
         }
     }
-    pub fn bold(self, text: &str) -> String {
+    pub(crate) fn bold(self, text: &str) -> String {
         self.paint("1", text)
     }
-    pub fn red(self, text: &str) -> String {
+    pub(crate) fn red(self, text: &str) -> String {
         self.paint("31", text)
     }
-    pub fn green(self, text: &str) -> String {
+    pub(crate) fn green(self, text: &str) -> String {
         self.paint("32", text)
     }
-    pub fn yellow(self, text: &str) -> String {
+    pub(crate) fn yellow(self, text: &str) -> String {
         self.paint("33", text)
     }
-    pub fn dim(self, text: &str) -> String {
+    pub(crate) fn dim(self, text: &str) -> String {
         self.paint("2", text)
     }
 }

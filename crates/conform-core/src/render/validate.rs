@@ -7,12 +7,12 @@ use crate::envelope::{envelope, ErrorDetail, ExitStatus};
 use crate::profile::{LoadedProfile, ProfileError};
 
 /// The outcome of validating each named profile.
-pub struct ValidateReport {
+pub(crate) struct ValidateReport {
     pub outcomes: Vec<Result<LoadedProfile, ProfileError>>,
 }
 
 impl ValidateReport {
-    pub fn status(&self) -> ExitStatus {
+    pub(crate) fn status(&self) -> ExitStatus {
         if self.outcomes.iter().all(Result::is_ok) {
             ExitStatus::Success
         } else {
@@ -20,7 +20,7 @@ impl ValidateReport {
         }
     }
 
-    pub fn violation_count(&self) -> usize {
+    pub(crate) fn violation_count(&self) -> usize {
         self.outcomes
             .iter()
             .filter_map(|o| o.as_ref().err())
@@ -40,7 +40,7 @@ fn valid_entry(p: &LoadedProfile) -> Value {
 }
 
 /// Every violation of every invalid profile, flattened, each naming its profile.
-pub fn violations_json(errors: &[&ProfileError]) -> Vec<Value> {
+pub(crate) fn violations_json(errors: &[&ProfileError]) -> Vec<Value> {
     errors
         .iter()
         .flat_map(|e| {
@@ -58,7 +58,7 @@ pub fn violations_json(errors: &[&ProfileError]) -> Vec<Value> {
 }
 
 /// The `INVALID_PROFILE` error detail shared by `validate` and `run`.
-pub fn invalid_profile_error(errors: &[&ProfileError]) -> ErrorDetail {
+pub(crate) fn invalid_profile_error(errors: &[&ProfileError]) -> ErrorDetail {
     let count: usize = errors.iter().map(|e| e.violations.len()).sum();
     let first = errors
         .iter()
@@ -93,7 +93,7 @@ pub fn invalid_profile_error(errors: &[&ProfileError]) -> ErrorDetail {
     }
 }
 
-pub fn to_envelope(report: &ValidateReport, duration_ms: u64) -> Value {
+pub(crate) fn to_envelope(report: &ValidateReport, duration_ms: u64) -> Value {
     let status = report.status();
     let errors: Vec<&ProfileError> = report
         .outcomes
@@ -119,7 +119,7 @@ pub fn to_envelope(report: &ValidateReport, duration_ms: u64) -> Value {
 }
 
 /// Readable diagnostics, compiler style: `path:line:column: pointer: message` + fix.
-pub fn to_text(report: &ValidateReport, style: Style) -> String {
+pub(crate) fn to_text(report: &ValidateReport, style: Style) -> String {
     let mut out = String::new();
     for outcome in &report.outcomes {
         match outcome {
@@ -145,7 +145,7 @@ pub fn to_text(report: &ValidateReport, style: Style) -> String {
     out
 }
 
-pub fn violations_text(e: &ProfileError, style: Style) -> String {
+pub(crate) fn violations_text(e: &ProfileError, style: Style) -> String {
     let mut out = String::new();
     for v in &e.violations {
         let mut location = e.path.display().to_string();
