@@ -5,7 +5,8 @@
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
-use std::path::PathBuf;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -134,6 +135,7 @@ impl Scratch {
         let parent = match dir.as_ref() {
             Some(parent) => parent.clone(),
             None => {
+                sweep_stale(&std::env::temp_dir());
                 let made = tempfile::Builder::new()
                     .prefix(&format!("conform-{}-", std::process::id()))
                     .tempdir()?
@@ -144,6 +146,41 @@ impl Scratch {
         };
         Ok(parent.join(format!("run-{}", self.next.fetch_add(1, Ordering::Relaxed))))
     }
+}
+
+/// Removes what killed kits left behind: `conform-<pid>-*` directories of this
+/// user whose process is gone (a second Ctrl-C kills conform before its session
+/// can clean up). A directory of a live process, or another user's, is left alone.
+fn sweep_stale(temp: &Path) {
+    let Ok(entries) = std::fs::read_dir(temp) else {
+        return;
+    };
+    let me = nix::unistd::getuid().as_raw();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("conform-"))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // Not following links: only a real directory of ours is swept.
+        let ours = entry.metadata().is_ok_and(|m| m.is_dir() && m.uid() == me);
+        if ours && !alive(pid) {
+            remove_tree(&entry.path());
+        }
+    }
+}
+
+/// Whether a process with this pid exists (EPERM: it does, another user's).
+fn alive(pid: i32) -> bool {
+    pid > 0
+        && !matches!(
+            nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
+            Err(nix::errno::Errno::ESRCH)
+        )
 }
 
 impl Drop for Scratch {
@@ -189,5 +226,23 @@ mod tests {
         assert!(parent.exists(), "a clone still holds it");
         drop(clone);
         assert!(!parent.exists(), "removed with the last clone");
+    }
+
+    #[test]
+    fn directories_of_dead_kits_are_swept_and_live_ones_kept() {
+        let temp = tempfile::tempdir().expect("temp dir");
+        // Beyond any pid_max: no such process.
+        let dead = temp.path().join("conform-999999999-abc");
+        let live = temp
+            .path()
+            .join(format!("conform-{}-def", std::process::id()));
+        let unrelated = temp.path().join("conform-notes");
+        for dir in [&dead, &live, &unrelated] {
+            std::fs::create_dir_all(dir.join("run-0/home")).expect("mkdir");
+        }
+        sweep_stale(temp.path());
+        assert!(!dead.exists(), "a dead kit's directory is removed");
+        assert!(live.exists(), "a live kit's directory is kept");
+        assert!(unrelated.exists(), "a name without a pid is kept");
     }
 }
