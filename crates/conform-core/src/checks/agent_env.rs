@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use super::evidence::quoted;
 use super::{CheckId, CheckSpec, Context, Judged, Outcome, Variant};
 use crate::exec::{SandboxReport, EDITOR_VARS, OPENERS, PAGER_VARS};
 use crate::plan::{KitRun, RunRole};
@@ -140,7 +141,7 @@ fn sentinels(
             .map(|call| {
                 let mut shown = call.name.clone();
                 for arg in &call.argv {
-                    let _ = write!(shown, " {arg:?}");
+                    let _ = write!(shown, " {}", quoted(arg));
                 }
                 shown
             })

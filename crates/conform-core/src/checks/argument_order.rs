@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::destructive::first_difference;
+use super::evidence::quoted;
 use super::{CheckId, CheckSpec, Context, Judged, Outcome, Variant};
 use crate::plan::{OrderRun, Placement, RunRole};
 
@@ -194,7 +195,8 @@ pub(super) fn judge(ctx: &Context<'_>) -> Outcome {
                 outcome.fail(
                     after,
                     format!(
-                        "{local} after {positional:?} gives different data than before it ({})",
+                        "{local} after {} gives different data than before it ({})",
+                        quoted(positional),
                         first_difference(before_data, after_data, "data")
                     ),
                 );
@@ -202,7 +204,10 @@ pub(super) fn judge(ctx: &Context<'_>) -> Outcome {
             if after_data == alone_data {
                 outcome.fail(
                     after,
-                    format!("{local} after {positional:?} had no effect: it was read as a positional or ignored (REQ-F-067)"),
+                    format!(
+                        "{local} after {} had no effect: it was read as a positional or ignored (REQ-F-067)",
+                        quoted(positional)
+                    ),
                 );
             }
         }

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::evidence::quoted;
 use super::{schemas, CheckId, CheckSpec, Context, Judged, Outcome, Variant};
 use crate::exec::Exit;
 use crate::plan::RunRole;
@@ -187,7 +188,8 @@ pub(super) fn parse(run: &Judged<'_>) -> Result<Value, String> {
     let document: Value = serde_json::from_str(trimmed).map_err(|e| {
         let start: String = trimmed.chars().take(60).collect();
         format!(
-            "stdout is not a single JSON document ({e}); it starts {start:?}: JSON must be on by default when stdout is not a terminal (REQ-F-003)"
+            "stdout is not a single JSON document ({e}); it starts {}: JSON must be on by default when stdout is not a terminal (REQ-F-003)",
+            quoted(&start)
         )
     })?;
     if !document.is_object() {

@@ -14,6 +14,13 @@ use crate::exec::{Exit, SandboxReport};
 /// Bytes of stdout/stderr quoted in evidence.
 pub(crate) const EXCERPT_BYTES: usize = 2048;
 
+/// `text` as a JSON string literal, for quoting a tool's output or a name in a
+/// failure detail: the escapes (`\"`, `\n`, `\u001b`) are the ones every reader of
+/// a JSON report already decodes.
+pub(crate) fn quoted(text: &str) -> String {
+    serde_json::Value::from(text).to_string()
+}
+
 /// Everything conform records about one made run.
 #[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct RunFacts {

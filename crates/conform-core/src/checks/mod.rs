@@ -395,8 +395,8 @@ fn nothing_judged(ctx: &Context<'_>) -> String {
         .filter(|run| run.record.timed_out)
         .map(|run| {
             format!(
-                "{:?} (stdin {}) hit the {}s limit",
-                run.planned.label,
+                "{} (stdin {}) hit the {}s limit",
+                evidence::quoted(&run.planned.label),
                 run.record.stdin.as_str(),
                 run.planned.spec.limit.as_secs_f64()
             )

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value};
 
+use super::evidence::quoted;
 use super::{CheckId, CheckSpec, Context, Outcome, Variant};
 use crate::plan::RunRole;
 use crate::profile::{Probe, ProbeKind};
@@ -52,7 +53,11 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         if let Err(detail) = consistent(probe, commands, root_flags) {
             outcome.fail(
                 &run,
-                format!("probe {:?} ({}): {detail}", probe.name, probe.kind.as_str()),
+                format!(
+                    "probe {} ({}): {detail}",
+                    quoted(&probe.name),
+                    probe.kind.as_str()
+                ),
             );
         }
     }
@@ -91,8 +96,8 @@ fn consistent(
 ) -> Result<(), String> {
     let Some((path, entry)) = named_command(probe, commands) else {
         return Err(format!(
-            "argv {:?} names no command of the manifest (commands: {})",
-            probe.argv,
+            "argv {} names no command of the manifest (commands: {})",
+            serde_json::json!(probe.argv),
             commands
                 .keys()
                 .take(12)

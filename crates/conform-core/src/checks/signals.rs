@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use super::evidence::quoted;
 use super::stream::{parse_stream, ParsedStream};
 use super::{evidence, CheckId, CheckSpec, Context, Judged, Outcome, Variant};
 use crate::exec::{Exit, KitKill, Signal};
@@ -257,7 +258,10 @@ fn judge_sigpipe(outcome: &mut Outcome, run: &Judged<'_>) {
     if let Some(word) = BROKEN_PIPE_WORDS.iter().find(|word| stderr.contains(*word)) {
         outcome.fail(
             run,
-            format!("{when}; its stderr says {word:?}: a closed pipe is the reader's choice, not an error to report (REQ-F-014)"),
+            format!(
+                "{when}; its stderr says {}: a closed pipe is the reader's choice, not an error to report (REQ-F-014)",
+                quoted(word)
+            ),
         );
     }
 }

@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use super::evidence::quoted;
 use super::{schemas, CheckId, CheckSpec, Context, Judged, Outcome, Variant};
 use crate::plan::RunRole;
 
@@ -127,7 +128,10 @@ pub(super) fn parse_stream(bytes: &[u8]) -> ParsedStream {
             Ok(document) => document,
             Err(e) => {
                 let start: String = text.chars().take(40).collect();
-                parsed.problem(format!("line {number} is not JSON ({e}): {start:?}"));
+                parsed.problem(format!(
+                    "line {number} is not JSON ({e}): {}",
+                    quoted(&start)
+                ));
                 continue;
             }
         };

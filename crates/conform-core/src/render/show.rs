@@ -24,9 +24,10 @@ pub(crate) fn visible(text: &str) -> String {
     out
 }
 
-/// A check's failure detail, readable: the checks quote tool output with Rust's
-/// `{:?}` (`"{\"ok\"\u{1b}[34m"`); the escapes are decoded back and control bytes then
-/// made visible, so the reader sees `"{"ok"␛[34m"`. Unknown escapes stay as written.
+/// A check's failure detail, readable: the checks quote tool output as JSON string
+/// literals (`"{\"ok\"\u001b[34m"`); the escapes are decoded back and control bytes
+/// then made visible, so the reader sees `"{"ok"␛[34m"`. Rust's `\u{1b}` form (in
+/// reports written by older versions) decodes too; unknown escapes stay as written.
 pub(crate) fn detail(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
@@ -56,18 +57,33 @@ pub(crate) fn detail(text: &str) -> String {
                 chars.next();
                 out.push('\0');
             }
+            Some(e @ ('b' | 'f' | '/')) => {
+                chars.next();
+                out.push(match e {
+                    'b' => '\u{8}',
+                    'f' => '\u{c}',
+                    _ => '/',
+                });
+            }
             Some('u') => {
-                // `\u{1b}`: decode only a complete, valid escape.
+                // JSON's `\u001b` or Rust's `\u{1b}`: decode only a complete, valid
+                // escape, then skip what it spans.
                 let rest: String = chars.clone().take(9).collect();
-                let decoded = rest
+                let rust = rest
                     .strip_prefix("u{")
                     .and_then(|r| r.split_once('}'))
-                    .and_then(|(hex, _)| u32::from_str_radix(hex, 16).ok().map(|n| (hex.len(), n)))
-                    .and_then(|(len, n)| char::from_u32(n).map(|ch| (len, ch)));
+                    .map(|(hex, _)| (hex, hex.len() + 3));
+                let json = rest
+                    .get(1..5)
+                    .filter(|hex| hex.chars().all(|c| c.is_ascii_hexdigit()))
+                    .map(|hex| (hex, 5));
+                let decoded = rust.or(json).and_then(|(hex, spans)| {
+                    let code = u32::from_str_radix(hex, 16).ok()?;
+                    char::from_u32(code).map(|ch| (spans, ch))
+                });
                 match decoded {
-                    Some((len, ch)) => {
-                        // `u{` + hex + `}`
-                        for _ in 0..len + 3 {
+                    Some((spans, ch)) => {
+                        for _ in 0..spans {
                             chars.next();
                         }
                         out.push(ch);
@@ -308,6 +324,18 @@ mod tests {
         );
         assert_eq!(detail(r"a \d \u{zz} \u{110000}"), r"a \d \u{zz} \u{110000}");
         assert_eq!(detail(r#"line "x\ny""#), r#"line "x␊y""#);
+    }
+
+    #[test]
+    fn json_quoted_details_are_decoded_then_shown() {
+        let output = "{\u{1b}[34m\"ok\"\\\u{7}/";
+        let quoted = crate::checks::evidence::quoted(output);
+        assert_eq!(quoted, r#""{\u001b[34m\"ok\"\\\u0007/""#);
+        assert_eq!(
+            detail(&format!("it starts {quoted}: bad")),
+            r#"it starts "{␛[34m"ok"\␇/": bad"#
+        );
+        assert_eq!(detail(r"\b\f\/ \u00zz \ud800"), "␈␌/ \\u00zz \\ud800");
     }
 
     #[test]
