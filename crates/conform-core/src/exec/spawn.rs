@@ -57,12 +57,17 @@ pub(super) fn spawn(spec: &RunSpec, extra_env: &[(String, OsString)]) -> io::Res
             // A group of its own, so that the limit and the cleanup after exit reach
             // every process the tool started (that did not escape with setsid).
             cmd.process_group(0);
-            // SAFETY: `reset_signals` runs between fork and exec, where only
-            // async-signal-safe calls are allowed; it makes only sigemptyset,
-            // sigaction and sigprocmask calls on stack data, allocates nothing and
-            // takes no locks.
-            unsafe {
-                cmd.pre_exec(reset_signals);
+            // Without a pre_exec hook std uses posix_spawn (no fork of conform's
+            // address space), which resets SIGPIPE itself but keeps the mask and
+            // other ignored signals: the hook is needed only when there are some.
+            if !signals_already_default() {
+                // SAFETY: `reset_signals` runs between fork and exec, where only
+                // async-signal-safe calls are allowed; it makes only sigemptyset,
+                // sigaction and sigprocmask calls on stack data, allocates nothing
+                // and takes no locks.
+                unsafe {
+                    cmd.pre_exec(reset_signals);
+                }
             }
             None
         }
@@ -120,7 +125,7 @@ fn become_terminal_session() -> io::Result<()> {
 /// empty signal mask. Handlers are reset by exec anyway, but an ignored disposition
 /// and the mask survive it: a kit started from a non-interactive shell with SIGINT
 /// ignored, or the Rust runtime's ignored SIGPIPE, must not reach the tool.
-fn reset_signals() -> io::Result<()> {
+pub(super) fn reset_signals() -> io::Result<()> {
     // SAFETY: plain libc calls on zero-initialised, stack-owned C structs; all three
     // functions are async-signal-safe (see the caller).
     unsafe {
@@ -145,6 +150,59 @@ fn reset_signals() -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether a child would start with default dispositions and an empty mask
+/// without [`reset_signals`]: this thread blocks nothing and no signal but SIGPIPE
+/// (which std's spawn resets) is ignored. Asked at every spawn, since a library
+/// caller may change either at any time; 64 queries cost far less than a fork.
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+pub(super) fn signals_already_default() -> bool {
+    // SAFETY: queries only: null new-action and new-mask pointers, stack-owned
+    // outputs.
+    unsafe {
+        let mut mask: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut mask);
+        if libc::pthread_sigmask(libc::SIG_BLOCK, std::ptr::null(), &mut mask) != 0 {
+            return false;
+        }
+        for signum in 1..=MAX_SIGNAL {
+            if libc::sigismember(&mask, signum) == 1 {
+                return false;
+            }
+            if signum == libc::SIGPIPE || signum == libc::SIGKILL || signum == libc::SIGSTOP {
+                continue;
+            }
+            // The raw call also answers for the signals glibc keeps to itself.
+            let mut current = [0u64; 8];
+            let queried = libc::syscall(
+                libc::SYS_rt_sigaction,
+                signum,
+                std::ptr::null::<u64>(),
+                current.as_mut_ptr(),
+                std::mem::size_of::<u64>(),
+            );
+            // The handler is the kernel struct's first field on x86_64 and aarch64;
+            // SIG_IGN is 1.
+            if queried == 0 && current[0] == libc::SIG_IGN as u64 {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Elsewhere the reset always runs (the raw query above reads the kernel's struct
+/// as those two architectures lay it out).
+#[cfg(not(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+)))]
+pub(super) fn signals_already_default() -> bool {
+    false
 }
 
 /// glibc keeps signals 32 and 33 for itself and its `sigaction` refuses them, yet an
