@@ -21,7 +21,7 @@ use crate::checks::evidence::{Failure, RunFacts};
 use crate::checks::{self, CheckId, Context, Evidence, Judged, Outcome, Status, CATALOG};
 use crate::envelope::RESULT_SCHEMA_VERSION;
 use crate::events::{Event, Reporter};
-use crate::exec::{Reactor, Session};
+use crate::exec::{Cancel, Reactor, Session};
 use crate::plan::{self, Plan, RunOptions};
 use crate::profile::LoadedProfile;
 use crate::schedule::{self, Progress, Records};
@@ -213,6 +213,19 @@ pub(crate) struct RunConfig {
     pub fail_fast: bool,
     /// The suite's cancellation and scratch directory.
     pub session: Session,
+}
+
+impl RunConfig {
+    /// `jobs` runs at once (default: the number of CPUs), stopped by `cancel`.
+    pub(crate) fn new(jobs: Option<usize>, capture_limit: usize, cancel: &Cancel) -> RunConfig {
+        RunConfig {
+            jobs: jobs
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            options: RunOptions { capture_limit },
+            fail_fast: false,
+            session: Session::new(cancel.clone()),
+        }
+    }
 }
 
 /// What [`run_profiles`] made of the profiles.

@@ -21,8 +21,7 @@ use serde_json::Value;
 use crate::checks::{CheckId, Status};
 use crate::command;
 use crate::events::Silent;
-use crate::exec::{Cancel, Session, DEFAULT_CAPTURE_LIMIT};
-use crate::plan::RunOptions;
+use crate::exec::{Cancel, DEFAULT_CAPTURE_LIMIT};
 use crate::profile::{self, LoadedProfile, Violation};
 use crate::render::run as render_run;
 use crate::render::style::Style;
@@ -166,17 +165,7 @@ impl Suite {
                 violations: error.violations,
             }
         })?;
-        let jobs = self
-            .jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        let config = RunConfig {
-            jobs,
-            options: RunOptions {
-                capture_limit: DEFAULT_CAPTURE_LIMIT,
-            },
-            fail_fast: false,
-            session: Session::new(self.cancel.clone()),
-        };
+        let config = RunConfig::new(self.jobs, DEFAULT_CAPTURE_LIMIT, &self.cancel);
         let started = Instant::now();
         let run = ProfileRun {
             profile: &loaded,

@@ -12,9 +12,8 @@ use super::Output;
 use crate::checks::{CheckId, CATALOG};
 use crate::envelope::{envelope, ErrorDetail, ExitStatus};
 use crate::events::Reporter;
-use crate::exec::{Cancel, Session};
+use crate::exec::Cancel;
 use crate::partition::Partition;
-use crate::plan::RunOptions;
 use crate::render::progress::ProgressLine;
 use crate::render::run as render_run;
 use crate::render::stream::{self as render_stream, StreamReporter};
@@ -53,16 +52,9 @@ impl RunRequest {
     /// The checks, parallelism and capture cap.
     fn config(&self) -> (Selection, RunConfig) {
         let checks = select(&self.only, &self.skip);
-        let jobs = self
-            .jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         let config = RunConfig {
-            jobs,
-            options: RunOptions {
-                capture_limit: self.capture_limit,
-            },
             fail_fast: self.fail_fast,
-            session: Session::new(self.cancel.clone()),
+            ..RunConfig::new(self.jobs, self.capture_limit, &self.cancel)
         };
         let selection = Selection {
             checks,
