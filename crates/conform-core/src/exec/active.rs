@@ -142,9 +142,10 @@ impl Active {
             trigger_due: spec.trigger.is_some(),
             killed_at: None,
             kill: None,
-            cpu_ticks: None,
+            // A new process group: the tool has used no CPU yet.
+            cpu_ticks: Some(0),
             idle: false,
-            next_sample: started + cpu::SAMPLE_EVERY,
+            next_sample: started + cpu::FIRST_SAMPLE,
         };
         // `after_lines: 0` is due before any output.
         active.maybe_trigger();
@@ -160,6 +161,11 @@ impl Active {
     /// Whether the tool's CPU use is due to be sampled.
     pub(super) fn sample_due(&self, now: Instant) -> bool {
         self.phase == Phase::Running && now >= self.next_sample
+    }
+
+    /// Puts a due sample off until `until` (the reactor's next pass over `/proc`).
+    pub(super) fn defer_sample(&mut self, until: Instant) {
+        self.next_sample = self.next_sample.max(until);
     }
 
     /// The tool's process group, for CPU samples.
@@ -261,6 +267,17 @@ impl Active {
             message,
         });
         self.phase = Phase::Done;
+    }
+
+    /// Kills the tool's group if the run is still going: its reactor is being
+    /// dropped (a panic unwinding, or a caller that stopped waiting), and no tool
+    /// may outlive the kit that started it.
+    pub(super) fn abandon(&mut self) {
+        if self.phase != Phase::Done {
+            self.process.signal_group(Signal::SIGKILL);
+            self.process.reap_in_background();
+            self.phase = Phase::Done;
+        }
     }
 
     /// The record, once done.

@@ -9,6 +9,15 @@ use std::time::Duration;
 /// How often running tools are sampled, once they have run this long.
 pub(super) const SAMPLE_EVERY: Duration = Duration::from_millis(100);
 
+/// The first sample of a tool, measured against the zero ticks a new process group
+/// starts with: a tool that starts and then waits (a stream between lines, a read
+/// of an open stdin) frees its slot after this long, not after two full periods.
+pub(super) const FIRST_SAMPLE: Duration = Duration::from_millis(40);
+
+/// At most one pass over `/proc` this often, however many tools are due: a pass
+/// opens every process's stat file, and runs start by the dozen per second.
+pub(super) const PASS_GAP: Duration = Duration::from_millis(20);
+
 /// At most this much CPU time over one sample period (in clock ticks, 10 ms each on
 /// Linux) and a tool counts as idle.
 const IDLE_TICKS: u64 = 1;

@@ -25,6 +25,8 @@ pub(crate) struct Reactor<K> {
     session: Session,
     cancelled: bool,
     buf: Vec<u8>,
+    /// When `/proc` was last read for CPU samples.
+    last_pass: Option<Instant>,
 }
 
 impl<K> Reactor<K> {
@@ -34,6 +36,7 @@ impl<K> Reactor<K> {
             finished: Vec::new(),
             session: session.clone(),
             cancelled: false,
+            last_pass: None,
             buf: vec![0; READ_CHUNK],
         }
     }
@@ -154,12 +157,31 @@ impl<K> Reactor<K> {
         if !self.active.iter().any(|(_, a)| a.sample_due(now)) {
             return;
         }
+        if let Some(next) = self.last_pass.map(|last| last + cpu::PASS_GAP) {
+            if now < next {
+                for (_, active) in &mut self.active {
+                    if active.sample_due(now) {
+                        active.defer_sample(next);
+                    }
+                }
+                return;
+            }
+        }
+        self.last_pass = Some(now);
         let ticks = cpu::ticks_by_group();
         for (_, active) in &mut self.active {
             if active.sample_due(now) {
                 let group = active.group();
                 active.sample(ticks.get(&group).copied(), now);
             }
+        }
+    }
+}
+
+impl<K> Drop for Reactor<K> {
+    fn drop(&mut self) {
+        for (_, active) in &mut self.active {
+            active.abandon();
         }
     }
 }

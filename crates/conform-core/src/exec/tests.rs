@@ -777,3 +777,54 @@ fn sigterm_and_closed_stdout_runs_give_the_same_outcome_every_time() {
         }
     }
 }
+
+/// A tool that waits (here: sleeps forever) frees its job slot long before its
+/// limit; the run stays in flight until the limit ends it, or until its reactor is
+/// dropped, which kills it.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_waiting_tool_frees_its_job_slot_and_dies_with_its_reactor() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let pid_file = dir.path().join("pid");
+    let mut spec = spec("never_exits.sh");
+    spec.program = PathBuf::from("/bin/sh");
+    spec.args = vec![
+        "-c".into(),
+        "echo $$ > \"$1\"; while :; do sleep 1; done".into(),
+        "sh".into(),
+        pid_file.display().to_string(),
+    ];
+    spec.limit = Duration::from_secs(10);
+    let mut reactor = exec::Reactor::new(&Session::default());
+    let started = Instant::now();
+    reactor.start(0usize, &spec);
+    assert_eq!(reactor.busy(), 1, "a new tool holds its slot");
+    let mut freed = None;
+    while freed.is_none() && started.elapsed() < spec.limit {
+        let finished = reactor.wait();
+        assert!(finished.is_empty(), "the run ended before it went idle");
+        if reactor.busy() == 0 {
+            freed = Some(started.elapsed());
+        }
+    }
+    let freed = freed.expect("the sleeping tool never freed its slot");
+    assert_eq!(reactor.in_flight(), 1, "still running, only idle");
+    assert!(
+        freed < spec.limit / 2,
+        "freed only after {freed:?} of a {:?} limit",
+        spec.limit
+    );
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .expect("the tool wrote its pid before it went idle")
+        .trim()
+        .parse()
+        .expect("a pid");
+
+    drop(reactor);
+    // Killed and reaped (by a background thread): the pid is gone.
+    let gone = Instant::now();
+    while nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok() {
+        assert!(gone.elapsed() < SLACK, "the tool outlived its reactor");
+        std::thread::yield_now();
+    }
+}
