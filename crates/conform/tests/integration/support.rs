@@ -16,6 +16,35 @@ pub fn hostile(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// Variables of a developer's shell that the broken CLIs act on in ordinary runs
+/// (the pager and editor CLIs open `$PAGER` and `$EDITOR` when set) or that switch
+/// democli's behaviour: cleared, so the results do not depend on who runs the tests.
+pub const DEVELOPER_ENV: &[&str] = &[
+    "PAGER",
+    "GIT_PAGER",
+    "MANPAGER",
+    "EDITOR",
+    "VISUAL",
+    "GIT_EDITOR",
+    "BROWSER",
+    "DEMOCLI_DEFECT",
+    "DEMOCLI_HOME",
+];
+
+/// `Command::env_remove` for several names.
+pub trait EnvRemoveAll {
+    fn env_remove_all(&mut self, names: &[&str]) -> &mut Self;
+}
+
+impl EnvRemoveAll for Command {
+    fn env_remove_all(&mut self, names: &[&str]) -> &mut Self {
+        for name in names {
+            self.env_remove(name);
+        }
+        self
+    }
+}
+
 /// The outcome of one `conform` invocation.
 pub struct Conform {
     pub output: Output,
@@ -101,6 +130,7 @@ where
     let output = Command::new(env!("CARGO_BIN_EXE_conform"))
         .args(args)
         .current_dir(cwd)
+        .env_remove_all(DEVELOPER_ENV)
         .output()
         .expect("conform binary runs");
     let elapsed = started.elapsed();
