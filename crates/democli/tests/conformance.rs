@@ -139,3 +139,14 @@ fn bad_input_is_an_error_that_says_what_to_fix() {
         "{text}"
     );
 }
+
+/// The README's form, with `?`: a test may return the suite's error.
+#[test]
+fn the_readme_snippet_works_with_question_marks() -> Result<(), Box<dyn std::error::Error>> {
+    Suite::load(profile("democli.json"))?
+        .program(env!("CARGO_BIN_EXE_democli"))
+        .only(["help_off_stdout", "no_hang_stdin_closed"])
+        .run()?
+        .assert_pass();
+    Ok(())
+}
