@@ -181,16 +181,8 @@ impl Suite {
     }
 
     fn checks(&self) -> Result<BTreeSet<CheckId>, SuiteError> {
-        let known: BTreeSet<&str> = command::selectors().collect();
-        if let Some(name) = self
-            .only
-            .iter()
-            .chain(&self.skip)
-            .find(|name| !known.contains(name.as_str()))
-        {
-            return Err(SuiteError::UnknownCheck { name: name.clone() });
-        }
-        let checks = command::select(&self.only, &self.skip);
+        let checks = command::select(&self.only, &self.skip)
+            .map_err(|name| SuiteError::UnknownCheck { name })?;
         if checks.is_empty() {
             return Err(SuiteError::NothingSelected);
         }

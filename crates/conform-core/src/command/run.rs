@@ -49,9 +49,10 @@ pub struct RunRequest {
 }
 
 impl RunRequest {
-    /// The checks, parallelism and capture cap.
-    fn config(&self) -> (Selection, RunConfig) {
-        let checks = select(&self.only, &self.skip);
+    /// The checks, parallelism and capture cap; `Err` names a selector that is
+    /// neither a check ID nor a group.
+    fn config(&self) -> Result<(Selection, RunConfig), String> {
+        let checks = select(&self.only, &self.skip)?;
         let config = RunConfig {
             fail_fast: self.fail_fast,
             ..RunConfig::new(self.jobs, self.capture_limit, &self.cancel)
@@ -60,21 +61,32 @@ impl RunRequest {
             checks,
             partition: self.partition,
         };
-        (selection, config)
+        Ok((selection, config))
     }
 }
 
-/// The checks `--only` and `--skip` leave selected.
-pub(crate) fn select(only: &[String], skip: &[String]) -> BTreeSet<CheckId> {
+/// The check groups `--only` and `--skip` take besides check IDs.
+pub(crate) const GROUPS: [&str; 2] = ["reference", "extension"];
+
+/// The checks `--only` and `--skip` leave selected; `Err` is the first name that
+/// is neither a check ID nor a group.
+pub(crate) fn select(only: &[String], skip: &[String]) -> Result<BTreeSet<CheckId>, String> {
+    let named = |names: &[String]| -> Result<Vec<CheckId>, String> {
+        let mut ids = Vec::new();
+        for name in names {
+            ids.extend(selected_by(name).ok_or_else(|| name.clone())?);
+        }
+        Ok(ids)
+    };
     let mut checks: BTreeSet<CheckId> = if only.is_empty() {
         CheckId::all()
     } else {
-        only.iter().flat_map(|n| selected_by(n)).collect()
+        named(only)?.into_iter().collect()
     };
-    for id in skip.iter().flat_map(|n| selected_by(n)) {
+    for id in named(skip)? {
         checks.remove(&id);
     }
-    checks
+    Ok(checks)
 }
 
 /// Which checks `conform run` reports: those `--only`/`--skip` select, or the
@@ -96,7 +108,7 @@ impl Selection {
 
 /// The checks one `--only`/`--skip` value names: a check ID, or the group
 /// `reference` (the reference kit's 14) or `extension` (conform's own).
-fn selected_by(name: &str) -> Vec<CheckId> {
+fn selected_by(name: &str) -> Option<Vec<CheckId>> {
     let group = |extension: bool| {
         CATALOG
             .iter()
@@ -105,9 +117,9 @@ fn selected_by(name: &str) -> Vec<CheckId> {
             .collect()
     };
     match name {
-        "reference" => group(false),
-        "extension" => group(true),
-        _ => CheckId::from_name(name).into_iter().collect(),
+        "reference" => Some(group(false)),
+        "extension" => Some(group(true)),
+        _ => CheckId::from_name(name).map(|id| vec![id]),
     }
 }
 
@@ -146,7 +158,6 @@ impl RunOutput {
 /// `conform run`: validate every profile, make the runs the selected checks need in
 /// one pool, judge, write the report files, print the result.
 pub fn run(request: &RunRequest, out: &Output) -> ExitStatus {
-    let (selection, config) = request.config();
     let output = if request.stream {
         RunOutput::Stream
     } else if out.json {
@@ -156,6 +167,18 @@ pub fn run(request: &RunRequest, out: &Output) -> ExitStatus {
     };
     let style = out.style();
     let started = out.started;
+    // The binary's parser accepts only known names; another caller may not.
+    let (selection, config) = match request.config() {
+        Ok(config) => config,
+        Err(name) => {
+            let detail = ErrorDetail::invalid_input(
+                "USAGE_ERROR",
+                format!("unknown check \"{name}\" in --only or --skip"),
+                "Name check IDs as `conform checks` lists them, or the groups reference and extension",
+            );
+            return output.error(ExitStatus::InvalidInput, detail, Value::Null, 0, started);
+        }
+    };
     let reports = &request.reports;
     let paths = match discover::profile_paths(&request.profiles) {
         Ok(paths) => paths,
