@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use super::Judged;
-use crate::exec::{Exit, SandboxReport};
+use crate::exec::{Exit, SandboxReport, TriggerAction, TriggerOutcome};
 
 /// Bytes of stdout/stderr quoted in evidence.
 pub(crate) const EXCERPT_BYTES: usize = 2048;
@@ -64,6 +64,19 @@ pub(crate) struct RunFacts {
     /// came only after the tool had exited.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trigger: Option<TriggerFacts>,
+    /// Whether the run had the CPU it asked for.
+    pub cpu_wait: CpuWaitFacts,
+    /// The first attempt, when the run was made again alone because time decided
+    /// it while the machine kept it from the CPU.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_attempt: Option<Box<RunFacts>>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub(crate) struct CpuWaitFacts {
+    pub tool_ms: u64,
+    pub kit_ms: u64,
+    pub in_flight: usize,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -94,6 +107,7 @@ pub(crate) struct TriggerFacts {
 impl RunFacts {
     pub(crate) fn of(run: &Judged<'_>) -> RunFacts {
         let r = run.record;
+        let millis = |d: std::time::Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
         RunFacts {
             probe: run.planned.label.clone(),
             pointer: run.planned.role.pointer(),
@@ -101,7 +115,7 @@ impl RunFacts {
             stdin: r.stdin.as_str(),
             exit_code: r.exit_code(),
             timed_out: r.timed_out,
-            duration_ms: u64::try_from(r.duration.as_millis()).unwrap_or(u64::MAX),
+            duration_ms: millis(r.duration),
             signal: match r.exit {
                 Exit::Signal(n) => Some(signal_name(n)),
                 _ => None,
@@ -134,9 +148,25 @@ impl RunFacts {
                     cmdline: h.cmdline.clone(),
                 })
                 .collect(),
-            trigger: run.planned.spec.trigger.map(|_| TriggerFacts {
-                fired: r.trigger_fired,
-                after_exit: r.trigger_after_exit,
+            trigger: run.planned.spec.trigger.map(|trigger| TriggerFacts {
+                // A close still happens after the exit; a signal is not sent.
+                fired: match r.trigger {
+                    TriggerOutcome::Fired => true,
+                    TriggerOutcome::AfterExit => trigger.action == TriggerAction::CloseStdout,
+                    TriggerOutcome::NotReached => false,
+                },
+                after_exit: r.trigger == TriggerOutcome::AfterExit,
+            }),
+            cpu_wait: CpuWaitFacts {
+                tool_ms: millis(r.cpu_wait.tool),
+                kit_ms: millis(r.cpu_wait.kit),
+                in_flight: r.cpu_wait.in_flight,
+            },
+            first_attempt: r.first_attempt.as_deref().map(|first| {
+                Box::new(RunFacts::of(&Judged {
+                    record: first,
+                    ..*run
+                }))
             }),
         }
     }

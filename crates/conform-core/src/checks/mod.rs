@@ -20,6 +20,7 @@ pub(crate) mod schemas;
 
 use std::cell::{Cell, OnceCell};
 use std::collections::BTreeSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -375,8 +376,20 @@ pub(crate) fn judge(ctx: &Context<'_>, selected: &BTreeSet<CheckId>) -> Vec<Outc
     let mut outcomes = Vec::new();
     for spec in CATALOG.iter().filter(|spec| selected.contains(&spec.id)) {
         ctx.reads.set(Some(spec.reads));
-        let mut outcome = (spec.judge)(ctx);
+        // A bug in one judge costs that check, not the others or the profile.
+        let judged = catch_unwind(AssertUnwindSafe(|| (spec.judge)(ctx)));
         ctx.reads.set(None);
+        let mut outcome = match judged {
+            Ok(outcome) => outcome,
+            Err(payload) => {
+                let mut outcome = Outcome::new(spec.id);
+                outcome.skip(format!(
+                    "conform could not judge this check: its judge panicked ({}); this is a bug in conform, not in the tool",
+                    crate::schedule::panic_message(payload.as_ref())
+                ));
+                outcome
+            }
+        };
         if outcome.status() == Status::Pass && outcome.runs_checked == 0 {
             outcome.skip(nothing_judged(ctx));
         }

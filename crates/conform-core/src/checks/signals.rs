@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::evidence::quoted;
 use super::stream::{parse_stream, ParsedStream};
 use super::{evidence, CheckId, CheckSpec, Context, Judged, Outcome, Variant};
-use crate::exec::{Exit, KitKill, Signal};
+use crate::exec::{Exit, KitKill, Signal, TriggerOutcome};
 use crate::plan::RunRole;
 use crate::profile::ProbeKind;
 
@@ -122,8 +122,8 @@ fn judge_sigterm(outcome: &mut Outcome, run: &Judged<'_>, after_lines: u64) {
     }
     let deadline = run.planned.spec.limit.as_secs_f64();
     let parsed = parse_stream(&record.stdout.bytes);
-    if !record.trigger_fired {
-        let detail = if record.trigger_after_exit {
+    if record.trigger != TriggerOutcome::Fired {
+        let detail = if record.trigger == TriggerOutcome::AfterExit {
             format!(
                 "the tool had already exited when line {after_lines} was read ({} lines in all), so SIGTERM never reached it",
                 parsed.lines
@@ -222,7 +222,7 @@ fn judge_sigpipe(outcome: &mut Outcome, run: &Judged<'_>) {
         return;
     }
     let deadline = run.planned.spec.limit.as_secs_f64();
-    if !record.trigger_fired {
+    if record.trigger == TriggerOutcome::NotReached {
         outcome.fail(
             run,
             "the stream wrote no complete line, so the kit never closed stdout; stream_contract says why",
@@ -231,7 +231,7 @@ fn judge_sigpipe(outcome: &mut Outcome, run: &Judged<'_>) {
     }
     // Either way the evidence says when the close came: a tool that wrote
     // everything and exited before the first line was read is not tested further.
-    let when = if record.trigger_after_exit {
+    let when = if record.trigger == TriggerOutcome::AfterExit {
         "the kit closed stdout after the tool had exited"
     } else {
         "the kit closed stdout after the first line while the tool ran"

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::evidence::quoted;
 use super::{schemas, CheckId, CheckSpec, Context, Judged, Outcome, Variant};
+use crate::exec::TriggerOutcome;
 use crate::plan::RunRole;
 
 pub(super) const STREAM_CONTRACT: CheckSpec = CheckSpec {
@@ -90,9 +91,7 @@ fn is_summary(line: &Value) -> bool {
 /// Split stdout into lines as a line reader would: a final line without a newline
 /// still counts.
 pub(super) fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
-    bytes
-        .split_inclusive(|&b| b == b'\n')
-        .map(|line| line.strip_suffix(b"\n").unwrap_or(line))
+    crate::lines::split(bytes)
 }
 
 pub(super) fn parse_stream(bytes: &[u8]) -> ParsedStream {
@@ -378,15 +377,15 @@ fn sigint(
         outcome.fail(run, super::error_detail(error));
         return;
     }
-    if !run.record.trigger_fired {
-        let detail = if run.record.timed_out {
-            format!(
-                "only {} of {after_lines} lines before the {deadline}s deadline; SIGINT never sent",
-                parsed.lines
-            )
-        } else if parsed.lines as u64 >= after_lines {
+    if run.record.trigger != TriggerOutcome::Fired {
+        let detail = if run.record.trigger == TriggerOutcome::AfterExit {
             format!(
                 "the tool had already exited when line {after_lines} was read ({} lines in all), so SIGINT never reached it: it wrote its stream at once at the end instead of line by line as produced (REQ-O-004), or the stream is too short for after_lines {after_lines}",
+                parsed.lines
+            )
+        } else if run.record.timed_out {
+            format!(
+                "only {} of {after_lines} lines before the {deadline}s deadline; SIGINT never sent",
                 parsed.lines
             )
         } else {

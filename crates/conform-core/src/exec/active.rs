@@ -2,6 +2,7 @@
 //! happened (a pipe is readable, the process may have exited, time passed, conform
 //! was cancelled); it reacts at once and says when it next needs attention.
 
+use std::collections::HashMap;
 use std::os::fd::{BorrowedFd, OwnedFd};
 use std::process::ChildStdin;
 use std::time::{Duration, Instant};
@@ -15,8 +16,10 @@ use super::process::Process;
 use super::sandbox;
 use super::session::Scratch;
 use super::{
-    holders, spawn, Exit, KitKill, RunError, RunErrorKind, RunRecord, RunSpec, TriggerAction,
+    holders, spawn, CpuWait, Exit, KitKill, RunError, RunErrorKind, RunRecord, RunSpec,
+    TriggerAction, TriggerOutcome,
 };
+use crate::lines;
 
 /// Between SIGTERM and SIGKILL at the limit: long enough for a tool to flush a
 /// cancellation message, short enough to keep a hung run's cost near its limit.
@@ -70,25 +73,29 @@ pub(super) struct Active {
     stderr: Pipe,
     /// The run's sandbox, reported and removed when the record is taken.
     sandbox: Option<sandbox::Made>,
-    /// Complete stdout lines read so far, counted while a trigger is pending.
-    lines: u64,
+    /// Stdout lines read so far, counted while a trigger is pending.
+    lines: lines::Counter,
     trigger_due: bool,
     /// When the kit hit the limit (or was cancelled) and began killing the group.
     killed_at: Option<Instant>,
     /// What the kit did to stop the tool; its `exit` is filled in at the end.
     kill: Option<KitKill>,
-    /// The group's CPU ticks at the last sample, and whether it used (almost) none
-    /// since the one before: an idle tool frees its job slot.
+    /// The group's CPU ticks at the last sample, and whether it was blocked (in a
+    /// sleep or a read) since the one before: an idle tool frees its job slot.
     cpu_ticks: Option<u64>,
     idle: bool,
     next_sample: Instant,
+    /// Each of the tool's threads' run delay at the last sample.
+    thread_waits: HashMap<i32, u64>,
+    /// The reactor thread's run delay when the run started.
+    kit_wait_at_start: Option<Duration>,
+    cpu_wait: CpuWait,
 }
 
 impl Active {
     /// Spawns the tool; a run that cannot start is a finished record at once.
     pub(super) fn start(spec: &RunSpec, scratch: &Scratch) -> Result<Active, Box<RunRecord>> {
         let mut record = RunRecord::new(spec);
-        let started = Instant::now();
         let made = match spec
             .sandbox
             .as_ref()
@@ -118,12 +125,13 @@ impl Active {
                     kind: RunErrorKind::Spawn,
                     message: spawn::describe_error(spec, &err),
                 });
-                record.duration = started.elapsed();
                 // Nothing ran in it; dropping it removes it.
                 drop(made);
                 return Err(Box::new(record));
             }
         };
+        // The limit counts from the spawn: making the sandbox is the kit's time.
+        let started = Instant::now();
         let stdout = terminal.or_else(|| child.stdout.take().map(OwnedFd::from));
         // Kernel pids fit in pid_t; std hands the value out as u32.
         let pid = Pid::from_raw(child.id() as nix::libc::pid_t);
@@ -138,7 +146,7 @@ impl Active {
             stdout: Pipe::new(stdout, spec.capture_limit),
             stderr: Pipe::new(child.stderr.take().map(OwnedFd::from), spec.capture_limit),
             sandbox: made,
-            lines: 0,
+            lines: lines::Counter::default(),
             trigger_due: spec.trigger.is_some(),
             killed_at: None,
             kill: None,
@@ -146,6 +154,9 @@ impl Active {
             cpu_ticks: Some(0),
             idle: false,
             next_sample: started + cpu::FIRST_SAMPLE,
+            thread_waits: HashMap::new(),
+            kit_wait_at_start: cpu::this_thread_wait(),
+            cpu_wait: CpuWait::default(),
         };
         // `after_lines: 0` is due before any output.
         active.maybe_trigger();
@@ -175,13 +186,30 @@ impl Active {
 
     /// A CPU sample of the tool's group (`None`: it could not be read, so the tool
     /// counts as busy).
-    pub(super) fn sample(&mut self, ticks: Option<u64>, now: Instant) {
-        self.idle = match (self.cpu_ticks, ticks) {
-            (Some(before), Some(after)) => cpu::idle(before, after),
+    pub(super) fn sample(&mut self, sample: Option<&cpu::GroupSample>, now: Instant) {
+        self.idle = match (self.cpu_ticks, sample) {
+            (Some(before), Some(sample)) => {
+                let waited = cpu::wait_growth(&self.thread_waits, &sample.waits);
+                self.add_wait(&sample.waits);
+                cpu::idle(before, sample, waited)
+            }
             _ => false,
         };
-        self.cpu_ticks = ticks;
+        self.cpu_ticks = sample.map(|s| s.ticks);
         self.next_sample = now + cpu::SAMPLE_EVERY;
+    }
+
+    /// Another run started while this one was going.
+    pub(super) fn note_in_flight(&mut self, runs: usize) {
+        self.cpu_wait.in_flight = self.cpu_wait.in_flight.max(runs);
+    }
+
+    /// Adds how much longer the tool's threads waited for a CPU since the last look.
+    fn add_wait(&mut self, waits: &HashMap<i32, u64>) {
+        self.cpu_wait.tool += cpu::wait_growth(&self.thread_waits, waits);
+        for (&tid, &wait) in waits {
+            self.thread_waits.insert(tid, wait);
+        }
     }
 
     pub(super) fn is_done(&self) -> bool {
@@ -224,7 +252,7 @@ impl Active {
                 // otherwise, so a flood costs no per-byte work.
                 if self.trigger_due {
                     if let Some(chunk) = buf.get(..n) {
-                        self.lines += chunk.iter().filter(|&&byte| byte == b'\n').count() as u64;
+                        self.lines.feed(chunk);
                     }
                     // Straight after the read that completed line N: a tool whose
                     // bookkeeping lags its output is caught.
@@ -293,6 +321,10 @@ impl Active {
             .or(self.process.exited_at())
             .unwrap_or_else(Instant::now);
         self.record.duration = ended.saturating_duration_since(self.started);
+        if let (Some(start), Some(now)) = (self.kit_wait_at_start, cpu::this_thread_wait()) {
+            self.cpu_wait.kit = now.saturating_sub(start);
+        }
+        self.record.cpu_wait = self.cpu_wait;
         self.record.killed_by_kit = self.kill.map(|kill| KitKill {
             exit: self.process.status().unwrap_or(Exit::Unknown),
             ..kill
@@ -387,6 +419,12 @@ impl Active {
     /// WNOWAIT, or it is still dying), so its pid, the group id, cannot have been
     /// reused by anyone else.
     fn finish(&mut self, now: Instant) {
+        if self.process.has_exited() {
+            // The main process is an unreaped zombie: its run delay can still be
+            // read, which a run too short to be sampled needs.
+            let waits = cpu::process_waits(self.process.pid().as_raw());
+            self.add_wait(&waits);
+        }
         // Still alive after the kit's SIGTERM grace: it is the SIGKILL that ends it.
         if self.kill.is_some() && !self.process.has_exited() {
             if let Some(kill) = &mut self.kill {
@@ -427,18 +465,28 @@ impl Active {
         let Some(trigger) = self.spec.trigger else {
             return;
         };
-        if !self.trigger_due || self.lines < trigger.after_lines {
+        // At EOF an unterminated last line is a line too, as a line reader sees it.
+        let lines = if self.stdout.is_open() {
+            self.lines.complete()
+        } else {
+            self.lines.total_at_eof()
+        };
+        if !self.trigger_due || lines < trigger.after_lines {
             return;
         }
         self.trigger_due = false;
         let exited = self.process.has_exited();
-        self.record.trigger_after_exit = exited;
-        self.record.trigger_fired = match trigger.action {
-            TriggerAction::Signal(signal) => self.process.signal(signal),
+        let delivered = match trigger.action {
+            TriggerAction::Signal(signal) => !exited && self.process.signal(signal),
             TriggerAction::CloseStdout => {
                 self.stdout.abandon();
-                true
+                !exited
             }
+        };
+        self.record.trigger = if delivered {
+            TriggerOutcome::Fired
+        } else {
+            TriggerOutcome::AfterExit
         };
     }
 }

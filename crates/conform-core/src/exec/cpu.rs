@@ -1,9 +1,17 @@
-//! Which running tools are idle: a tool blocked on a read, a sleep or a lock uses no
-//! CPU, so it need not hold one of the `--jobs` slots while it waits for its limit.
-//! Linux only (from `/proc`); elsewhere no run is ever idle, which is merely slower.
+//! What a running tool asks of the CPU, read from `/proc` (Linux only; elsewhere no
+//! run is ever idle and no wait is measured, which is merely slower and less
+//! informative).
+//!
+//! Two uses. A job slot is given away only by a tool blocked in a sleep or a read:
+//! one that is runnable but gets no CPU (a loaded machine) looks idle by CPU time
+//! alone, and giving its slot to yet another run would feed the overload. And a
+//! run's verdict may rest on time (a limit, a line read after the exit): the time
+//! its processes spent runnable but waiting for a CPU (the scheduler's run delay,
+//! `/proc/PID/task/TID/schedstat`) tells whether the tool had the CPU it asked for.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
+use std::path::Path;
 use std::time::Duration;
 
 /// How often running tools are sampled, once they have run this long.
@@ -19,55 +27,147 @@ pub(super) const FIRST_SAMPLE: Duration = Duration::from_millis(40);
 pub(super) const PASS_GAP: Duration = Duration::from_millis(20);
 
 /// At most this much CPU time over one sample period (in clock ticks, 10 ms each on
-/// Linux) and a tool counts as idle.
+/// Linux) and a tool may count as idle.
 const IDLE_TICKS: u64 = 1;
 
-/// CPU time (user + system, in clock ticks) used so far by every process in each
-/// process group, read from `/proc`. Empty where `/proc` cannot be read. Each
-/// process costs one open and one read: this runs every 100 ms while a tool runs
-/// long, so it stays cheap.
-pub(super) fn ticks_by_group() -> HashMap<i32, u64> {
-    let mut groups = HashMap::new();
+/// Run delay that grows by less than this between samples is scheduler noise (a
+/// wake-up takes microseconds), not a tool kept from the CPU.
+const IDLE_WAIT: Duration = Duration::from_millis(2);
+
+/// One look at a process group's threads.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(super) struct GroupSample {
+    /// CPU time (user + system, in clock ticks) used so far by the group's
+    /// processes, all their threads included.
+    pub ticks: u64,
+    /// Some thread is running, waiting for a CPU (`R`) or in an uninterruptible
+    /// wait, mostly disk (`D`): the tool is working, not blocked on a read or sleep.
+    pub runnable: bool,
+    /// Each thread's total run delay so far, in nanoseconds, by thread id.
+    pub waits: HashMap<i32, u64>,
+}
+
+/// Samples every process group in `groups`, in one pass over `/proc`. A group with
+/// no readable process is absent.
+pub(super) fn sample_groups(groups: &HashSet<i32>) -> HashMap<i32, GroupSample> {
+    let mut samples: HashMap<i32, GroupSample> = HashMap::new();
     let Ok(entries) = std::fs::read_dir("/proc") else {
-        return groups;
+        return samples;
     };
-    // A stat line is well under 1 KiB; the fields read come before any that grow.
     let mut buf = [0u8; 1024];
-    let mut path = std::path::PathBuf::from("/proc");
     for entry in entries.flatten() {
         let name = entry.file_name();
         if !name.as_encoded_bytes().iter().all(u8::is_ascii_digit) {
             continue;
         }
-        path.push(&name);
-        path.push("stat");
-        let read = std::fs::File::open(&path).and_then(|mut file| file.read(&mut buf));
-        path.pop();
-        path.pop();
-        let Ok(n) = read else { continue };
-        // A command name need not be UTF-8; the fields after it are.
-        if let Some((group, ticks)) = parse_stat(&String::from_utf8_lossy(&buf[..n])) {
-            *groups.entry(group).or_insert(0) += ticks;
+        let dir = entry.path();
+        let Some(stat) = read_small(&dir.join("stat"), &mut buf).and_then(|s| parse_stat(&s))
+        else {
+            continue;
+        };
+        if !groups.contains(&stat.group) {
+            continue;
         }
+        let sample = samples.entry(stat.group).or_default();
+        sample.ticks += stat.ticks;
+        add_threads(&dir, sample, &mut buf);
     }
-    groups
+    samples
 }
 
-/// The process group and CPU ticks of one `/proc/PID/stat` line. The command name
-/// (field 2) may hold spaces and parentheses, so fields are counted after its last
-/// `)`: state, ppid, pgrp, ..., utime and stime are the 1st, 3rd, 12th and 13th.
-fn parse_stat(stat: &str) -> Option<(i32, u64)> {
+/// The run delay of one process's threads now: its last look, taken while the
+/// process is an unreaped zombie (the other threads are gone by then).
+pub(super) fn process_waits(pid: i32) -> HashMap<i32, u64> {
+    let mut sample = GroupSample::default();
+    add_threads(
+        &Path::new("/proc").join(pid.to_string()),
+        &mut sample,
+        &mut [0u8; 1024],
+    );
+    sample.waits
+}
+
+/// The calling thread's total run delay: how long conform's own reactor waited for
+/// a CPU. `None` where it cannot be read.
+pub(super) fn this_thread_wait() -> Option<Duration> {
+    let text = read_small(Path::new("/proc/thread-self/schedstat"), &mut [0u8; 128])?;
+    parse_schedstat(&text).map(Duration::from_nanos)
+}
+
+/// Adds a process's threads (state and run delay) to `sample`.
+fn add_threads(process: &Path, sample: &mut GroupSample, buf: &mut [u8]) {
+    let Ok(tasks) = std::fs::read_dir(process.join("task")) else {
+        return;
+    };
+    for task in tasks.flatten() {
+        let Some(tid) = task.file_name().to_str().and_then(|t| t.parse().ok()) else {
+            continue;
+        };
+        let dir = task.path();
+        if let Some(stat) = read_small(&dir.join("stat"), buf).and_then(|s| parse_stat(&s)) {
+            sample.runnable |= matches!(stat.state, 'R' | 'D');
+        }
+        if let Some(wait) =
+            read_small(&dir.join("schedstat"), buf).and_then(|s| parse_schedstat(&s))
+        {
+            sample.waits.insert(tid, wait);
+        }
+    }
+}
+
+fn read_small(path: &Path, buf: &mut [u8]) -> Option<String> {
+    let n = std::fs::File::open(path)
+        .and_then(|mut file| file.read(buf))
+        .ok()?;
+    // A command name need not be UTF-8; the fields after it are.
+    Some(String::from_utf8_lossy(buf.get(..n)?).into_owned())
+}
+
+/// The fields of `/proc/PID/stat` read here.
+#[derive(Debug, PartialEq, Eq)]
+struct Stat {
+    state: char,
+    group: i32,
+    ticks: u64,
+}
+
+/// One `/proc/PID/stat` line. The command name (field 2) may hold spaces and
+/// parentheses, so fields are counted after its last `)`: state, ppid, pgrp, ...,
+/// utime and stime are the 1st, 3rd, 12th and 13th.
+fn parse_stat(stat: &str) -> Option<Stat> {
     let rest = &stat[stat.rfind(')')? + 1..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
+    let state = fields.first()?.chars().next()?;
     let group = fields.get(2)?.parse().ok()?;
     let utime: u64 = fields.get(11)?.parse().ok()?;
     let stime: u64 = fields.get(12)?.parse().ok()?;
-    Some((group, utime + stime))
+    Some(Stat {
+        state,
+        group,
+        ticks: utime + stime,
+    })
 }
 
-/// Whether a group that used `before` ticks and now `after` was idle in between.
-pub(super) fn idle(before: u64, after: u64) -> bool {
-    after.saturating_sub(before) <= IDLE_TICKS
+/// The run delay (second field, nanoseconds) of a `schedstat` line: time on the
+/// CPU, time runnable but waiting for one, timeslices.
+fn parse_schedstat(text: &str) -> Option<u64> {
+    text.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// How much longer the threads in `now` waited for a CPU than at `before`: a
+/// thread not seen before counts from zero, since it was born in the run.
+pub(super) fn wait_growth(before: &HashMap<i32, u64>, now: &HashMap<i32, u64>) -> Duration {
+    let nanos = now
+        .iter()
+        .map(|(tid, &wait)| wait.saturating_sub(before.get(tid).copied().unwrap_or(0)))
+        .sum();
+    Duration::from_nanos(nanos)
+}
+
+/// Whether a tool gives its job slot away: blocked in a sleep or a read over the
+/// whole period, not working and not kept waiting for a CPU.
+pub(super) fn idle(ticks_before: u64, now: &GroupSample, waited: Duration) -> bool {
+    now.ticks.saturating_sub(ticks_before) <= IDLE_TICKS && !now.runnable && waited < IDLE_WAIT
 }
 
 #[cfg(test)]
@@ -78,13 +178,63 @@ mod tests {
     fn stat_fields_are_counted_after_the_command_name() {
         let line =
             "4242 (a (weird) name) S 1 4240 4240 0 -1 4194560 100 0 0 0 7 3 0 0 20 0 1 0 5 0 0";
-        assert_eq!(parse_stat(line), Some((4240, 10)));
+        assert_eq!(
+            parse_stat(line),
+            Some(Stat {
+                state: 'S',
+                group: 4240,
+                ticks: 10
+            })
+        );
         assert_eq!(parse_stat("garbage"), None);
     }
 
     #[test]
-    fn this_process_shows_up_in_its_group() {
+    fn schedstat_gives_the_run_delay() {
+        assert_eq!(parse_schedstat("123456 7890 12\n"), Some(7890));
+        assert_eq!(parse_schedstat("123456"), None);
+    }
+
+    #[test]
+    fn a_new_thread_counts_its_whole_wait_and_a_known_one_its_growth() {
+        let before = HashMap::from([(1, 1_000_000), (2, 5_000_000)]);
+        let now = HashMap::from([(1, 4_000_000), (3, 2_000_000)]);
+        assert_eq!(wait_growth(&before, &now), Duration::from_millis(5));
+    }
+
+    #[test]
+    fn a_runnable_or_waiting_tool_is_never_idle() {
+        let sleeping = GroupSample {
+            ticks: 1,
+            ..GroupSample::default()
+        };
+        assert!(idle(0, &sleeping, Duration::ZERO));
+        let runnable = GroupSample {
+            runnable: true,
+            ..sleeping.clone()
+        };
+        assert!(!idle(0, &runnable, Duration::ZERO), "state R or D");
+        assert!(
+            !idle(0, &sleeping, Duration::from_millis(30)),
+            "kept from the CPU since the last sample"
+        );
+        let worked = GroupSample {
+            ticks: 5,
+            ..GroupSample::default()
+        };
+        assert!(!idle(0, &worked, Duration::ZERO), "used CPU");
+    }
+
+    #[test]
+    fn this_process_shows_up_in_its_group_as_runnable() {
         let group = nix::unistd::getpgrp().as_raw();
-        assert!(ticks_by_group().contains_key(&group));
+        let samples = sample_groups(&HashSet::from([group]));
+        let sample = samples
+            .get(&group)
+            .expect("this process's group is sampled");
+        // The thread reading /proc is running.
+        assert!(sample.runnable);
+        assert!(sample.waits.contains_key(&(std::process::id() as i32)));
+        assert!(this_thread_wait().is_some());
     }
 }

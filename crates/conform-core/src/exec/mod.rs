@@ -193,12 +193,8 @@ pub(crate) struct RunRecord {
     pub duration: Duration,
     pub stdout: Captured,
     pub stderr: Captured,
-    /// The trigger fired: its signal was delivered (line N arrived while the process
-    /// was alive), or stdout was closed.
-    pub trigger_fired: bool,
-    /// Line N arrived only after the process had exited (a signal is then not sent;
-    /// a close still happens).
-    pub trigger_after_exit: bool,
+    /// What became of the run's trigger, if it had one.
+    pub trigger: TriggerOutcome,
     /// After the main process exited, something (an escaped grandchild) held stdout
     /// or stderr open past the grace period; the kit stopped waiting. For a stream,
     /// also set when its process exited but stdout was still open at the limit.
@@ -214,6 +210,47 @@ pub(crate) struct RunRecord {
     /// When the kit gave up on a held stdout or stderr: the processes that still
     /// held it, where `/proc` shows them.
     pub held_by: Vec<PipeHolder>,
+    /// How long the tool, and the kit reading it, waited for a CPU.
+    pub cpu_wait: CpuWait,
+    /// When time decided this run while the machine kept the tool from the CPU,
+    /// the run was made again alone and this record is the second attempt: the
+    /// first is kept here, for the evidence.
+    pub first_attempt: Option<Box<RunRecord>>,
+}
+
+/// What became of a trigger after N lines: read by every check, never recomputed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum TriggerOutcome {
+    /// No trigger, or stdout ended (or the limit came) before line N.
+    #[default]
+    NotReached,
+    /// Line N was read while the tool ran: the signal was delivered, or stdout was
+    /// closed.
+    Fired,
+    /// Line N was read only after the tool's process had exited: a signal is not
+    /// sent (a close still happens, to no effect).
+    AfterExit,
+}
+
+/// Whether a run had the CPU it asked for: where time decided a verdict, this says
+/// whether the time was the tool's or the machine's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct CpuWait {
+    /// Time the tool's threads spent runnable but waiting for a CPU (the
+    /// scheduler's run delay, sampled from `/proc`; zero where it cannot be read).
+    pub tool: Duration,
+    /// Time conform's own reactor thread waited for a CPU while the run was going:
+    /// a late read of line N is the kit's delay, not the tool's.
+    pub kit: Duration,
+    /// The most runs this conform had in flight at once while this one was going.
+    pub in_flight: usize,
+}
+
+impl CpuWait {
+    /// The longer of the two waits: what kept the run from being timed fairly.
+    pub(crate) fn longest(&self) -> Duration {
+        self.tool.max(self.kit)
+    }
 }
 
 /// How the kit ended a tool that was still running.
@@ -260,14 +297,23 @@ impl RunRecord {
             duration: Duration::ZERO,
             stdout: Captured::default(),
             stderr: Captured::default(),
-            trigger_fired: false,
-            trigger_after_exit: false,
+            trigger: TriggerOutcome::NotReached,
             pipe_held_open: false,
             error: None,
             sandbox: None,
             killed_by_kit: None,
             held_by: Vec::new(),
+            cpu_wait: CpuWait::default(),
+            first_attempt: None,
         }
+    }
+
+    /// Whether time, rather than the tool alone, decided how this run ended: it hit
+    /// its limit, its line N came after the exit, or a pipe was still held when
+    /// the grace after the exit ran out. Such an outcome is trusted only when the
+    /// tool had the CPU it asked for.
+    pub(crate) fn decided_by_time(&self) -> bool {
+        self.timed_out || self.pipe_held_open || self.trigger == TriggerOutcome::AfterExit
     }
 
     /// Exit code, if the process exited normally.

@@ -1,6 +1,7 @@
 //! The reactor: drives every active run on one thread with a single `poll` over
 //! their pipes and pidfds and a wake pipe, timed out by the earliest deadline.
 
+use std::collections::HashSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
@@ -50,6 +51,10 @@ impl<K> Reactor<K> {
                     active.cancel(Instant::now());
                 }
                 self.active.push((key, active));
+                let runs = self.active.len();
+                for (_, active) in &mut self.active {
+                    active.note_in_flight(runs);
+                }
             }
             Err(record) => self.finished.push((key, *record)),
         }
@@ -151,8 +156,9 @@ impl<K> Reactor<K> {
         }
     }
 
-    /// Samples the CPU use of every tool that has run long enough, in one pass
-    /// over `/proc`, so idle tools free their job slots.
+    /// Samples the CPU demand of every tool that has run long enough, in one pass
+    /// over `/proc`, so blocked tools free their job slots and each run knows how
+    /// long it waited for a CPU.
     fn sample_cpu(&mut self, now: Instant) {
         if !self.active.iter().any(|(_, a)| a.sample_due(now)) {
             return;
@@ -168,11 +174,17 @@ impl<K> Reactor<K> {
             }
         }
         self.last_pass = Some(now);
-        let ticks = cpu::ticks_by_group();
+        let due: HashSet<i32> = self
+            .active
+            .iter()
+            .filter(|(_, a)| a.sample_due(now))
+            .map(|(_, a)| a.group())
+            .collect();
+        let samples = cpu::sample_groups(&due);
         for (_, active) in &mut self.active {
             if active.sample_due(now) {
                 let group = active.group();
-                active.sample(ticks.get(&group).copied(), now);
+                active.sample(samples.get(&group), now);
             }
         }
     }

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use crate::exec::{
     self, Exit, KitKill, RunErrorKind, RunRecord, RunSpec, Session, Signal, StdinMode, Trigger,
-    TriggerAction,
+    TriggerAction, TriggerOutcome,
 };
 
 /// Generous bound on what a run may take past its limit.
@@ -585,7 +585,7 @@ fn a_stream_is_interrupted_right_after_line_n() {
     spec.trigger = Some(sigint_after(2));
     let (record, _) = run(&spec);
     let out = text(&record.stdout.bytes);
-    assert!(record.trigger_fired);
+    assert_eq!(record.trigger, TriggerOutcome::Fired);
     assert_eq!(record.exit, Exit::Code(130), "stdout: {out:?}");
     assert!(!record.timed_out);
     assert!(out.starts_with("line 1\nline 2\n"), "{out:?}");
@@ -601,7 +601,7 @@ fn a_stream_that_ends_before_line_n_is_not_interrupted() {
     spec.stream = true;
     spec.trigger = Some(sigint_after(5));
     let (record, _) = run(&spec);
-    assert!(!record.trigger_fired);
+    assert_eq!(record.trigger, TriggerOutcome::NotReached);
     assert_eq!(record.exit, Exit::Code(0));
     assert_eq!(record.stdout.bytes, b"line 1\nline 2\n");
 }
@@ -724,10 +724,9 @@ fn signal_outcome(record: &RunRecord) -> String {
     let last = stdout.lines().last().unwrap_or_default();
     let cancelled = last.contains("\"CANCELLED\"");
     format!(
-        "exit {:?}, fired {}, after exit {}, killed {:?}, held {}, cancelled {cancelled}, stderr {:?}",
+        "exit {:?}, trigger {:?}, killed {:?}, held {}, cancelled {cancelled}, stderr {:?}",
         record.exit,
-        record.trigger_fired,
-        record.trigger_after_exit,
+        record.trigger,
         record.killed_by_kit,
         record.pipe_held_open,
         text(&record.stderr.bytes)
@@ -763,8 +762,10 @@ fn sigterm_and_closed_stdout_runs_give_the_same_outcome_every_time() {
         after_lines: 1,
         action: TriggerAction::CloseStdout,
     });
-    let handled = "exit Code(143), fired true, after exit false, killed None, held false, cancelled true, stderr \"\"";
-    let quiet = "exit Code(0), fired true, after exit false, killed None, held false, cancelled false, stderr \"\"";
+    let handled =
+        "exit Code(143), trigger Fired, killed None, held false, cancelled true, stderr \"\"";
+    let quiet =
+        "exit Code(0), trigger Fired, killed None, held false, cancelled false, stderr \"\"";
     for jobs in [1, 16] {
         for (spec, want) in [(&sigterm, handled), (&closed, quiet)] {
             let got = outcomes(spec, 50, jobs);

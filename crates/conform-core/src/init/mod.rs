@@ -525,7 +525,7 @@ impl Runner {
         if record.error.is_some() {
             return Measured::Failed;
         }
-        let lines = record.stdout.bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+        let lines = crate::lines::count(&record.stdout.bytes);
         if record.timed_out {
             Measured::TimedOut { lines }
         } else {
