@@ -60,7 +60,7 @@ impl<R: Reporter> Reporter for Option<R> {
 }
 
 /// Several reporters fed the same events, in order.
-impl Reporter for Vec<Box<dyn Reporter + '_>> {
+impl Reporter for Vec<Box<dyn Reporter + Send + '_>> {
     fn event(&mut self, event: &Event<'_>) {
         for reporter in self.iter_mut() {
             reporter.event(event);

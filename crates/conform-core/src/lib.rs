@@ -22,11 +22,13 @@ mod events;
 mod exec;
 mod file;
 mod init;
+mod lines;
 mod partition;
 mod plan;
 mod profile;
 mod render;
 mod result;
+mod runner;
 mod schedule;
 mod suite;
 

@@ -10,21 +10,13 @@
 //! Extension checks are reported beside the 14 and count in `summary` and the exit
 //! code, but not in `levels`, so a level verdict means what the reference kit means.
 
-use std::cell::OnceCell;
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use crate::checks::evidence::{Failure, RunFacts};
-use crate::checks::{self, CheckId, Context, Evidence, Judged, Outcome, Status, CATALOG};
+use crate::checks::{CheckId, Evidence, Outcome, Status, CATALOG};
 use crate::envelope::RESULT_SCHEMA_VERSION;
-use crate::events::{Event, Reporter};
-use crate::exec::{Cancel, Reactor, Session};
-use crate::plan::{self, Plan, RunOptions};
-use crate::profile::LoadedProfile;
-use crate::schedule::{self, Progress, Records};
 
 /// Level verdicts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -73,6 +65,10 @@ pub(crate) struct CheckReport {
     pub check: Check<Evidence>,
     /// conform's own check, not one of the reference kit's 14.
     pub extension: bool,
+    /// The verdict the first attempts would have given, where runs this check
+    /// reads were made again alone and that verdict differs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_attempt: Option<Box<Check<Evidence>>>,
 }
 
 /// A check of the published document.
@@ -94,6 +90,7 @@ impl From<Outcome> for CheckReport {
                 skipped_reason: outcome.skipped_reason,
             },
             extension: spec.extension,
+            first_attempt: None,
         }
     }
 }
@@ -202,216 +199,4 @@ pub(crate) fn verdicts(checks: &[CheckReport], selected: &BTreeSet<CheckId>) -> 
             skipped: count(Status::Skip),
         },
     )
-}
-
-/// How to run profiles.
-#[derive(Debug, Clone)]
-pub(crate) struct RunConfig {
-    pub jobs: usize,
-    pub options: RunOptions,
-    /// Start no further run once a check has failed (`--fail-fast`).
-    pub fail_fast: bool,
-    /// The suite's cancellation and scratch directory.
-    pub session: Session,
-}
-
-impl RunConfig {
-    /// `jobs` runs at once (default: the number of CPUs), stopped by `cancel`.
-    pub(crate) fn new(jobs: Option<usize>, capture_limit: usize, cancel: &Cancel) -> RunConfig {
-        RunConfig {
-            jobs: jobs
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
-            options: RunOptions { capture_limit },
-            fail_fast: false,
-            session: Session::new(cancel.clone()),
-        }
-    }
-}
-
-/// What [`run_profiles`] made of the profiles.
-#[derive(Debug)]
-pub(crate) struct RunOutcome {
-    /// The profiles judged (or reported as not run), in the order given. Short of
-    /// some when conform was interrupted: those are not judged on cut-off runs.
-    pub reports: Vec<ProfileReport>,
-    /// Why `--fail-fast` stopped scheduling, when it did.
-    pub stopped: Option<String>,
-}
-
-/// The scheduler's stop flag and why it was raised, shared by [`FailFast`] and
-/// the loop that judges profiles.
-#[derive(Debug, Default)]
-struct Stop {
-    flag: AtomicBool,
-    reason: OnceCell<String>,
-}
-
-/// `--fail-fast`: raises the stop flag on the first failed check, so the scheduler
-/// starts no further run.
-struct FailFast<'a> {
-    stop: &'a Stop,
-    /// Each profile's file, as reports name it.
-    profiles: Vec<String>,
-}
-
-impl Reporter for FailFast<'_> {
-    fn event(&mut self, event: &Event<'_>) {
-        let Event::CheckJudged { profile, check } = event else {
-            return;
-        };
-        if check.check.status != Status::Fail || self.stop.reason.get().is_some() {
-            return;
-        }
-        let profile = self.profiles.get(*profile).map_or("?", String::as_str);
-        let _ = self.stop.reason.set(format!(
-            "--fail-fast stopped after {} failed on {profile}",
-            check.check.id
-        ));
-        self.stop.flag.store(true, Ordering::Relaxed);
-    }
-}
-
-/// One profile to run, with the checks selected for it.
-#[derive(Debug, Clone)]
-pub(crate) struct ProfileRun<'a> {
-    pub profile: &'a LoadedProfile,
-    pub checks: BTreeSet<CheckId>,
-}
-
-/// Plan every profile, make every run in one pool, and judge each profile as soon
-/// as its runs are all made, telling `reporter` as things happen. The reports are
-/// in the order given, whatever the scheduling.
-pub(crate) fn run_profiles(
-    runs: &[ProfileRun<'_>],
-    config: &RunConfig,
-    reporter: &mut dyn Reporter,
-) -> RunOutcome {
-    let plans: Vec<Plan> = runs
-        .iter()
-        .map(|run| plan::plan(run.profile, &run.checks, config.options))
-        .collect();
-    let plan_refs: Vec<&Plan> = plans.iter().collect();
-    let stop = Stop::default();
-    let mut fail_fast = config.fail_fast.then(|| FailFast {
-        stop: &stop,
-        profiles: runs
-            .iter()
-            .map(|r| r.profile.path.display().to_string())
-            .collect(),
-    });
-    let mut tell = |event: &Event<'_>| {
-        fail_fast.event(event);
-        reporter.event(event);
-    };
-    tell(&Event::PlanReady {
-        profiles: plans.len(),
-        runs: plans.iter().map(|p| p.runs.len()).sum(),
-    });
-    let mut started: Vec<Option<Instant>> = vec![None; plans.len()];
-    // Plans that lost runs to the stop flag: they are reported as not run.
-    let mut cut = vec![false; plans.len()];
-    let mut reports: Vec<Option<ProfileReport>> = vec![None; plans.len()];
-    let mut executor = Reactor::new(&config.session);
-    schedule::execute(
-        &plan_refs,
-        config.jobs,
-        &stop.flag,
-        &mut executor,
-        |progress| match progress {
-            Progress::Started((p, index)) => {
-                started[p].get_or_insert_with(Instant::now);
-                tell(&Event::RunStarted {
-                    profile: p,
-                    run: &plans[p].runs[index],
-                });
-            }
-            Progress::Finished((p, index), Some(record)) => {
-                let judged = Judged {
-                    index,
-                    planned: &plans[p].runs[index],
-                    record,
-                };
-                tell(&Event::RunFinished {
-                    profile: p,
-                    run: &RunFacts::of(&judged),
-                });
-            }
-            Progress::Finished((p, _), None) => {
-                cut[p] |= stop.flag.load(Ordering::Relaxed);
-            }
-            Progress::PlanDone(p, records) => {
-                // Interrupted: runs were killed or not made, so a verdict on them
-                // would be false. Such profiles are left out, not judged.
-                if config.session.cancel().is_cancelled() {
-                    return;
-                }
-                let elapsed = started[p].map_or(Duration::ZERO, |at| at.elapsed());
-                let report = match stop.reason.get().filter(|_| cut[p]) {
-                    Some(reason) => not_run(&runs[p], &plans[p], records, elapsed, reason),
-                    None => judge(&runs[p], &plans[p], records, elapsed),
-                };
-                for check in &report.checks {
-                    tell(&Event::CheckJudged { profile: p, check });
-                }
-                tell(&Event::ProfileDone {
-                    profile: p,
-                    report: &report,
-                });
-                reports[p] = Some(report);
-            }
-        },
-    );
-    RunOutcome {
-        reports: reports.into_iter().flatten().collect(),
-        stopped: stop.reason.get().cloned(),
-    }
-}
-
-/// A profile whose runs `--fail-fast` cut short: every selected check skipped,
-/// saying why, so no verdict rests on runs that were not made.
-fn not_run(
-    run: &ProfileRun<'_>,
-    plan: &Plan,
-    records: &Records,
-    elapsed: Duration,
-    reason: &str,
-) -> ProfileReport {
-    let ctx = Context::new(run.profile, plan, records);
-    let outcomes = CATALOG
-        .iter()
-        .filter(|spec| run.checks.contains(&spec.id))
-        .map(|spec| {
-            let mut outcome = Outcome::new(spec.id);
-            outcome.skip(format!("not run: {reason}"));
-            outcome
-        })
-        .collect();
-    report(run, &ctx, outcomes, elapsed)
-}
-
-/// Judge one profile's made runs.
-fn judge(run: &ProfileRun<'_>, plan: &Plan, records: &Records, elapsed: Duration) -> ProfileReport {
-    let ctx = Context::new(run.profile, plan, records);
-    let outcomes = checks::judge(&ctx, &run.checks);
-    report(run, &ctx, outcomes, elapsed)
-}
-
-/// A profile's report: its checks' outcomes and every run made.
-fn report(
-    run: &ProfileRun<'_>,
-    ctx: &Context<'_>,
-    outcomes: Vec<Outcome>,
-    elapsed: Duration,
-) -> ProfileReport {
-    let checks: Vec<CheckReport> = outcomes.into_iter().map(CheckReport::from).collect();
-    let (levels, summary) = verdicts(&checks, &run.checks);
-    ProfileReport {
-        profile: run.profile.path.display().to_string(),
-        tool: run.profile.profile.tool.clone(),
-        levels,
-        summary,
-        checks,
-        runs: ctx.all_runs().iter().map(RunFacts::of).collect(),
-        duration_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
-    }
 }

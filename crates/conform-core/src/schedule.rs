@@ -2,17 +2,56 @@
 //! each run started as soon as the runs it waits for have finished. Results are
 //! stored by (plan, run), so the report's order never depends on the scheduling.
 //!
-//! A job slot is held only while a tool's process is alive and within its limit
-//! ([`Executor::busy`]): a run that only waits (a grace, a held pipe) frees its slot
-//! for the next run.
+//! A job slot is held only while a tool's process is alive, within its limit and
+//! working ([`Executor::busy`]): a tool blocked in a sleep or a read, or a run that
+//! only waits (a grace, a held pipe) frees its slot for the next run. Slots freed
+//! that way could start runs without end, so the runs in flight are capped too, at
+//! [`IN_FLIGHT_PER_JOB`] times `jobs`.
+//!
+//! A run whose outcome time decided (it hit its limit, its line N came after the
+//! exit, a pipe was held past the grace) while the machine kept it from the CPU
+//! for a meaningful share of its time ([`starved`]) is made again alone, once
+//! nothing else of this conform is running, before anything is judged on it: its
+//! second attempt stands, with the first kept as evidence. A tool blocked in a read
+//! or a sleep waits for no CPU, so a real hang is never made again.
 
 use std::any::Any;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use crate::exec::{Reactor, RunError, RunErrorKind, RunRecord, RunSpec};
 use crate::plan::{Plan, RunIndex};
+
+/// Runs in flight (working, blocked or finishing) at most, per job slot. A blocked
+/// tool gives its slot away, but each one still costs a process, memory and, when
+/// it wakes, CPU: four per slot keeps a pool of waiting tools busy without letting
+/// a profile of tools that each wait a little start dozens at once.
+pub(crate) const IN_FLIGHT_PER_JOB: usize = 4;
+
+/// A run waited for a CPU at least this share of its time (1/STARVED_SHARE) before
+/// time decided its outcome: it is made again alone. On a quiet machine a tool
+/// waits well under 1% of its time (a few milliseconds per second, measured on
+/// democli and the broken CLIs); with twice as many runnable threads as CPUs it
+/// waits about half. A tenth is far above the first and far below the second, and
+/// a run that lost a tenth of a 5 s limit to others would have had 0.5 s more to
+/// finish in.
+const STARVED_SHARE: u32 = 10;
+
+/// A wait shorter than this never makes a run again, whatever its share: it is
+/// within scheduling noise, and a very short run is cheap to judge as it is.
+const STARVED_AT_LEAST: Duration = Duration::from_millis(20);
+
+/// Whether `record`'s outcome was decided by time while the tool (or the kit
+/// reading it) was kept from the CPU.
+pub(crate) fn starved(record: &RunRecord) -> bool {
+    let waited = record.cpu_wait.longest();
+    record.error.is_none()
+        && record.decided_by_time()
+        && waited >= STARVED_AT_LEAST
+        && waited >= record.duration / STARVED_SHARE
+}
 
 /// What happened to each planned run, by plan index: `None` when it was not made
 /// because its gate run hit the limit, or conform was cancelled first.
@@ -28,8 +67,8 @@ pub(crate) enum Progress<'a> {
     Started(RunKey),
     /// A run ended: its record, or `None` when it was not made.
     Finished(RunKey, Option<&'a RunRecord>),
-    /// Every run of this plan has ended: its records.
-    PlanDone(usize, &'a Records),
+    /// Every run of this plan has ended: its records, handed over.
+    PlanDone(usize, Records),
 }
 
 /// What makes runs: the reactor, or a stand-in in tests.
@@ -141,72 +180,121 @@ impl<'p> Pool<'p> {
             }
         }
         if self.outstanding[p] == 0 {
-            on(Progress::PlanDone(p, &self.records[p]));
+            on(Progress::PlanDone(p, std::mem::take(&mut self.records[p])));
         }
     }
 }
 
-/// Makes every run of every plan with `executor`, at most `jobs` tools alive at
-/// once, telling `on` as runs start and end. Returns the records per plan.
+/// How runs are made: how many at once, and whether a starved run is made again.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Policy {
+    /// Job slots: tools working at once.
+    pub jobs: usize,
+    /// Make a run again alone when time decided it while it was kept from the CPU
+    /// ([`starved`]); off: first attempts only.
+    pub rerun_starved: bool,
+}
+
+/// Makes every run of every plan with `executor`, at most `policy.jobs` tools
+/// working at once, telling `on` as runs start and end; each plan's records are
+/// handed over with [`Progress::PlanDone`].
 ///
 /// Once `stop` is set (`--fail-fast`, from inside `on`), no further run is started:
 /// the runs in progress finish, the rest end as not made.
 pub(crate) fn execute(
     plans: &[&Plan],
-    jobs: usize,
+    policy: Policy,
     stop: &AtomicBool,
     executor: &mut impl Executor,
     mut on: impl FnMut(Progress<'_>),
-) -> Vec<Records> {
-    let jobs = jobs.max(1);
+) {
+    let jobs = policy.jobs.max(1);
+    let cap = jobs.saturating_mul(IN_FLIGHT_PER_JOB);
     let mut pool = Pool::new(plans);
     for (p, plan) in plans.iter().enumerate() {
         if plan.runs.is_empty() {
-            on(Progress::PlanDone(p, &pool.records[p]));
+            on(Progress::PlanDone(p, Vec::new()));
         }
     }
+    // First attempts to make again alone, and the one being made again now.
+    let mut starved_runs: VecDeque<(RunKey, RunRecord)> = VecDeque::new();
+    let mut again: Option<(RunKey, RunRecord)> = None;
     while !pool.done() {
-        while executor.busy() < jobs {
-            let Some(key) = pool.ready.pop_front() else {
-                break;
-            };
-            if executor.cancelled() || pool.gated(key) || stop.load(Ordering::Relaxed) {
-                pool.finish(key, None, &mut on);
-                continue;
+        let halted = executor.cancelled() || stop.load(Ordering::Relaxed);
+        if halted {
+            // Nothing more is made: a starved run keeps its first attempt.
+            for (key, first) in starved_runs.drain(..) {
+                pool.finish(key, Some(first), &mut on);
             }
-            let spec = &plans[key.0].runs[key.1].spec;
-            // A panic while starting a run becomes that run's error record: the
-            // pool must not wait forever for a run that never started.
-            match catch_unwind(AssertUnwindSafe(|| executor.start(key, spec))) {
-                Ok(()) => on(Progress::Started(key)),
-                Err(payload) => {
-                    let record = RunRecord {
-                        error: Some(RunError {
-                            kind: RunErrorKind::Internal,
-                            message: format!(
-                                "conform's run of this command panicked: {}",
-                                panic_message(payload.as_ref())
-                            ),
-                        }),
-                        ..RunRecord::new(spec)
-                    };
-                    pool.finish(key, Some(record), &mut on);
+        }
+        if !starved_runs.is_empty() || again.is_some() {
+            // Alone: once everything else has finished, one at a time.
+            if again.is_none() && executor.in_flight() == 0 {
+                if let Some((key, first)) = starved_runs.pop_front() {
+                    start(plans, key, executor, &mut pool, &mut on);
+                    again = Some((key, first));
                 }
+            }
+        } else {
+            while executor.busy() < jobs && executor.in_flight() < cap {
+                let Some(key) = pool.ready.pop_front() else {
+                    break;
+                };
+                if halted || pool.gated(key) {
+                    pool.finish(key, None, &mut on);
+                    continue;
+                }
+                start(plans, key, executor, &mut pool, &mut on);
             }
         }
         if pool.done() {
             break;
         }
-        if executor.in_flight() == 0 && pool.ready.is_empty() {
+        if executor.in_flight() == 0 && pool.ready.is_empty() && starved_runs.is_empty() {
             // Nothing runs and nothing can start: only a dependency cycle, which
             // the planner never makes. Do not wait forever on it.
             break;
         }
-        for (key, record) in executor.wait() {
+        for (key, mut record) in executor.wait() {
+            if again.as_ref().is_some_and(|(k, _)| *k == key) {
+                if let Some((_, first)) = again.take() {
+                    record.first_attempt = Some(Box::new(first));
+                }
+            } else if policy.rerun_starved && !executor.cancelled() && starved(&record) {
+                starved_runs.push_back((key, record));
+                continue;
+            }
             pool.finish(key, Some(record), &mut on);
         }
     }
-    pool.records
+}
+
+/// Starts one run; a panic while starting it becomes that run's error record: the
+/// pool must not wait forever for a run that never started.
+fn start(
+    plans: &[&Plan],
+    key: RunKey,
+    executor: &mut impl Executor,
+    pool: &mut Pool<'_>,
+    on: &mut impl FnMut(Progress<'_>),
+) {
+    let spec = &plans[key.0].runs[key.1].spec;
+    match catch_unwind(AssertUnwindSafe(|| executor.start(key, spec))) {
+        Ok(()) => on(Progress::Started(key)),
+        Err(payload) => {
+            let record = RunRecord {
+                error: Some(RunError {
+                    kind: RunErrorKind::Internal,
+                    message: format!(
+                        "conform's run of this command panicked: {}",
+                        panic_message(payload.as_ref())
+                    ),
+                }),
+                ..RunRecord::new(spec)
+            };
+            pool.finish(key, Some(record), on);
+        }
+    }
 }
 
 /// The text `panic!` was given; other payloads (from `panic_any`) have none.
@@ -257,16 +345,22 @@ mod tests {
             run,
             started: Vec::new(),
         };
+        let mut records = Records::new();
         execute(
             &[plan],
-            jobs,
+            Policy {
+                jobs,
+                rerun_starved: true,
+            },
             &AtomicBool::new(false),
             &mut executor,
-            |_| {},
-        )
-        .into_iter()
-        .next()
-        .unwrap_or_default()
+            |progress| {
+                if let Progress::PlanDone(_, done) = progress {
+                    records = done;
+                }
+            },
+        );
+        records
     }
 
     fn planned(label: &str, after: Vec<RunIndex>, gate: Option<RunIndex>) -> PlannedRun {
@@ -350,19 +444,26 @@ mod tests {
             started: Vec::new(),
         };
         let mut plans_done = 0;
-        let records = execute(
+        let mut records = Records::new();
+        execute(
             &[&plan],
-            1,
+            Policy {
+                jobs: 1,
+                rerun_starved: true,
+            },
             &stop,
             &mut executor,
             |progress| match progress {
                 // As `--fail-fast` does on the first failed check.
                 Progress::Started(_) => stop.store(true, Ordering::Relaxed),
-                Progress::PlanDone(..) => plans_done += 1,
+                Progress::PlanDone(_, done) => {
+                    plans_done += 1;
+                    records = done;
+                }
                 Progress::Finished(..) => {}
             },
         );
-        let made: Vec<bool> = records[0].iter().map(Option::is_some).collect();
+        let made: Vec<bool> = records.iter().map(Option::is_some).collect();
         assert_eq!(made, [true, false, false], "the run in progress finishes");
         assert_eq!(plans_done, 1);
     }

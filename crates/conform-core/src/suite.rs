@@ -26,7 +26,8 @@ use crate::profile::{self, LoadedProfile, Violation};
 use crate::render::run as render_run;
 use crate::render::style::Style;
 use crate::render::Sources;
-use crate::result::{run_profiles, LevelStatus, ProfileReport, ProfileRun, RunConfig};
+use crate::result::{LevelStatus, ProfileReport};
+use crate::runner::{run_profiles, ProfileRun, RunConfig};
 
 /// One profile, ready to run against a program.
 #[derive(Debug, Clone)]

@@ -55,6 +55,7 @@ fn main() -> ExitCode {
             partition,
             stream,
             fail_fast,
+            no_rerun,
             reports,
         } => {
             let request = RunRequest {
@@ -66,6 +67,7 @@ fn main() -> ExitCode {
                 partition,
                 stream,
                 fail_fast,
+                no_rerun,
                 reports: reports.requested(),
                 cancel: Cancel::new(),
             };

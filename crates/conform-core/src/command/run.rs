@@ -20,7 +20,8 @@ use crate::render::stream::{self as render_stream, StreamReporter};
 use crate::render::style::Style;
 use crate::render::validate::{self as render_validate, ValidateReport};
 use crate::render::{self, files, Finished, ReportFormat, Sources};
-use crate::result::{run_profiles, ProfileReport, ProfileRun, RunConfig, RunOutcome};
+use crate::result::ProfileReport;
+use crate::runner::{run_profiles, ProfileRun, RunConfig, RunOutcome};
 use crate::{discover, profile};
 
 /// What `conform run` was asked for.
@@ -42,6 +43,8 @@ pub struct RunRequest {
     pub stream: bool,
     /// Start no further run after the first failed check.
     pub fail_fast: bool,
+    /// Keep every run's first attempt: never make a starved run again alone.
+    pub no_rerun: bool,
     /// Report files to write.
     pub reports: Vec<(ReportFormat, PathBuf)>,
     /// Stops the runs (a signal handler calls it).
@@ -55,6 +58,7 @@ impl RunRequest {
         let checks = select(&self.only, &self.skip)?;
         let config = RunConfig {
             fail_fast: self.fail_fast,
+            rerun_starved: !self.no_rerun,
             ..RunConfig::new(self.jobs, self.capture_limit, &self.cancel)
         };
         let selection = Selection {
@@ -238,7 +242,7 @@ pub fn run(request: &RunRequest, out: &Output) -> ExitStatus {
         reports: results,
         stopped,
     } = {
-        let mut reporters: Vec<Box<dyn Reporter + '_>> =
+        let mut reporters: Vec<Box<dyn Reporter + Send + '_>> =
             vec![Box::new(&mut stream), Box::new(&mut progress)];
         run_profiles(&runs, &config, &mut reporters)
     };

@@ -82,6 +82,7 @@ fn check(
             skipped_reason: skipped.map(String::from),
         },
         extension: spec.extension,
+        first_attempt: None,
     }
 }
 
