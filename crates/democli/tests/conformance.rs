@@ -150,3 +150,85 @@ fn the_readme_snippet_works_with_question_marks() -> Result<(), Box<dyn std::err
         .assert_pass();
     Ok(())
 }
+
+/// Busy threads that keep every CPU taken until dropped, even when a test panics.
+struct Busy {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Busy {
+    fn start(count: usize) -> Busy {
+        use std::sync::atomic::Ordering;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let threads = (0..count)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    let mut n: u64 = 0;
+                    while !stop.load(Ordering::Relaxed) {
+                        n = std::hint::black_box(n.wrapping_mul(31).wrapping_add(7));
+                    }
+                })
+            })
+            .collect();
+        Busy { stop, threads }
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// What a verdict is: which checks passed, failed and were skipped.
+fn verdicts(name: &str) -> (Vec<&'static str>, Vec<&'static str>, bool) {
+    let mut suite = Suite::load(profile(name)).expect("the profile loads");
+    if name == "democli.json" {
+        suite = suite.program(env!("CARGO_BIN_EXE_democli"));
+    }
+    let report = suite.run().expect("the suite runs");
+    (
+        report.failed_checks(),
+        report.skipped_checks(),
+        report.passed(),
+    )
+}
+
+#[test]
+fn verdicts_under_load_equal_the_quiet_ones() {
+    // Tools whose verdicts time decides: a hang, a stream written at the end, a
+    // helper holding stdout, a stream interrupted mid-way.
+    let profiles = [
+        "democli.json",
+        "bad/hang-on-list.json",
+        "bad/stream-buffered.json",
+        "bad/helper-holds-stdout.json",
+        "bad/sigint-no-cancel-line.json",
+    ];
+    let quiet: Vec<_> = profiles.iter().map(|name| verdicts(name)).collect();
+    let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let loaded: Vec<_> = {
+        let _busy = Busy::start(cpus * 2);
+        std::thread::scope(|scope| {
+            let suites: Vec<_> = profiles
+                .iter()
+                .map(|name| scope.spawn(move || verdicts(name)))
+                .collect();
+            suites
+                .into_iter()
+                .map(|suite| suite.join().expect("a suite thread ran to its end"))
+                .collect()
+        })
+    };
+    for ((name, quiet), loaded) in profiles.iter().zip(&quiet).zip(&loaded) {
+        assert_eq!(loaded, quiet, "{name}: (failed, skipped, passed) under load vs quiet");
+    }
+    // The quiet verdicts are the expected ones, so equality proves something.
+    assert!(quiet[0].2, "democli passes");
+    assert_eq!(quiet[1].0.first(), Some(&"no_hang_stdin_closed"));
+}

@@ -8,7 +8,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+use quick_junit::{
+    NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestRerun, TestSuite,
+};
 
 use super::show;
 use super::style::Style;
@@ -100,6 +102,27 @@ fn test_case(
             status
         }
     };
+    let mut status = status;
+    if let Some(first) = report.first_attempt.as_deref() {
+        // As Surefire and nextest write a retried test: a pass after a failed
+        // attempt is flaky (`flakyFailure`), a failure after one has a
+        // `rerunFailure`.
+        if first.status == Status::Fail {
+            let mut rerun = TestRerun::new(NonSuccessKind::Failure);
+            let causes = show::causes(&first.failures);
+            rerun.set_message(causes.first().map_or_else(
+                || first.title.to_string(),
+                |cause| {
+                    format!(
+                        "first attempt, made while the machine kept the tool from the CPU: {}",
+                        show::detail(cause.detail)
+                    )
+                },
+            ));
+            rerun.set_type(check.id);
+            status.add_rerun(rerun);
+        }
+    }
     let mut case = TestCase::new(format!("{name} :: {}", check.id), status);
     case.set_classname(name);
     case.add_property(Property::new("requirements", check.requirements.join(" ")));

@@ -9,6 +9,7 @@ pub(crate) mod json_report;
 pub(crate) mod junit;
 pub(crate) mod markdown;
 pub(crate) mod progress;
+pub(crate) mod reruns;
 pub(crate) mod run;
 pub(crate) mod sarif;
 pub(crate) mod show;

@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Map, Value};
 
+use super::reruns;
 use super::show;
 use super::style::Style;
 use super::Sources;
@@ -53,6 +54,8 @@ pub(crate) fn to_envelope(results: &[ProfileReport], duration_ms: u64) -> Value 
         .filter(|name| extension.contains(name))
         .collect();
     meta.insert("extension_checks".into(), json!(extension));
+    // Runs whose outcome time decided while the machine starved them, made again.
+    meta.insert("reruns".into(), json!(reruns::count(results)));
     let error = checks_failed(results);
     envelope_with_meta(status, data, error, duration_ms, meta)
 }
@@ -187,6 +190,13 @@ fn profile_text(out: &mut String, result: &ProfileReport, sources: &Sources, sty
             for line in show::cause_lines(&result.profile, &cause, sources, style) {
                 out.push_str(&format!("    {line}\n"));
             }
+        }
+    }
+    let again = reruns::lines(result);
+    if !again.is_empty() {
+        out.push_str(&format!("\n  {}\n", style.bold("Made again alone:")));
+        for line in again {
+            out.push_str(&format!("    {line}\n"));
         }
     }
     out.push('\n');
