@@ -237,7 +237,7 @@ fn badge_snapshots() {
 
 #[test]
 fn the_badge_names_the_highest_level_every_profile_passes() {
-    use crate::result::LevelStatus::{Fail, Incomplete, Pass};
+    use crate::result::LevelStatus::{Incomplete, Pass};
     let mut results = fixed_results();
     let mut with = |l1, l2, l3| {
         let r = &mut results[0];
@@ -247,13 +247,45 @@ fn the_badge_names_the_highest_level_every_profile_passes() {
         badge::verdict(&results[..1])
     };
     assert_eq!(with(Pass, Pass, Pass), ("level 3".into(), "#4c1"));
-    assert_eq!(with(Pass, Fail, Fail), ("level 1".into(), "#e05d44"));
     assert_eq!(with(Pass, Pass, Incomplete), ("level 2".into(), "#dfb317"));
-    assert_eq!(with(Fail, Fail, Fail), ("failing".into(), "#e05d44"));
     assert_eq!(
         with(Incomplete, Incomplete, Incomplete),
         ("incomplete".into(), "#9f9f9f")
     );
+}
+
+/// conform exits 4 when a check failed, whatever the levels say (they count only the
+/// reference kit's checks): the badge is then red and counts the failing checks.
+#[test]
+fn a_failing_check_makes_the_badge_red_and_counted_whatever_the_levels() {
+    use crate::result::LevelStatus::{Fail, Pass};
+    let mut results = fixed_results();
+    let failing =
+        |results: &[ProfileReport]| results.iter().map(|r| r.summary.failed).sum::<usize>();
+    assert_eq!(failing(&results), 3);
+    assert_eq!(
+        badge::verdict(&results),
+        ("3 failing checks".into(), "#e05d44")
+    );
+    // An extension check failed; every level passes.
+    let extension = &mut results[0];
+    extension.summary.failed = 1;
+    assert_eq!(
+        [
+            extension.levels.level_1,
+            extension.levels.level_2,
+            extension.levels.level_3
+        ],
+        [Pass, Pass, Pass]
+    );
+    assert_eq!(
+        badge::verdict(&results[..1]),
+        ("1 failing check".into(), "#e05d44")
+    );
+    assert_eq!(run::status(&results[..1]), ExitStatus::ChecksFailed);
+    assert!(!badge::to_svg(&results[..1]).contains("#4c1"));
+    results[1].levels.level_1 = Fail;
+    assert_eq!(badge::verdict(&results).0, "4 failing checks");
 }
 
 #[test]
