@@ -75,9 +75,10 @@ fn test_case(
             status
         }
         Status::Fail => {
-            let causes = show::causes(&check.failures);
+            let groups = show::groups(&check.failures);
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            let first = causes.first().map(|c| show::detail(c.detail));
+            let causes = show::distinct_causes(&groups);
+            let first = causes.first().map(|d| show::detail(d));
             let message = match (first, causes.len()) {
                 (Some(first), 1) => first,
                 (Some(first), n) => format!("{first} (and {} more causes)", n - 1),
@@ -92,9 +93,9 @@ fn test_case(
                 check.title,
                 check.requirements.join(", ")
             )];
-            for cause in &causes {
+            for group in &groups {
                 text.push(String::new());
-                text.extend(show::cause_lines(&result.profile, cause, sources, plain));
+                text.extend(show::group_lines(&result.profile, group, sources, plain));
             }
             status.set_description(text.join("\n"));
             status

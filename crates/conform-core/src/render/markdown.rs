@@ -58,7 +58,8 @@ pub(crate) fn to_markdown(results: &[ProfileReport], sources: &Sources) -> Strin
         ));
         for report in r.checks.iter().filter(|c| c.check.status == Status::Fail) {
             let check = &report.check;
-            let runs: usize = check.failures.len();
+            let groups = show::groups(&check.failures);
+            let runs: usize = groups.iter().map(|g| g.runs.len()).sum();
             out.push_str(&format!(
                 "<details><summary>❌ <code>{}</code>: {} ({}; {})</summary>\n\n",
                 html(check.id),
@@ -66,11 +67,12 @@ pub(crate) fn to_markdown(results: &[ProfileReport], sources: &Sources) -> Strin
                 plural(runs, "failing run"),
                 html(&check.requirements.join(", "))
             ));
-            for cause in show::causes(&check.failures) {
-                out.push_str(&format!("{}\n\n", text(&show::detail(cause.detail))));
-                let lines = show::cause_lines(&r.profile, &cause, sources, plain);
-                // The first line is the detail, shown above as prose.
-                out.push_str(&code_block(&lines[1..].join("\n")));
+            for group in groups {
+                for detail in &group.details {
+                    out.push_str(&format!("{}\n\n", text(&show::detail(detail))));
+                }
+                let lines = show::run_lines(&r.profile, &group, sources, plain);
+                out.push_str(&code_block(&lines.join("\n")));
             }
             out.push_str("</details>\n");
         }

@@ -115,8 +115,8 @@ fn seconds(ms: u64) -> String {
 }
 
 /// The readable report, in the spirit of cargo-nextest: per profile a line per check
-/// (status, id, runs, requirement IDs), then each failing check's failures grouped by
-/// cause with the runs to reproduce them; at the end a table over every profile.
+/// (status, id, runs, requirement IDs), then each failing check's failing runs, each
+/// once with all its causes, grouped with the runs that failed the same ways; at the end a table over every profile.
 /// `sources` turns a run's JSON pointer into `file:line:column`.
 pub(crate) fn to_text(results: &[ProfileReport], sources: &Sources, style: Style) -> String {
     let mut out = String::new();
@@ -189,8 +189,8 @@ fn profile_text(out: &mut String, result: &ProfileReport, sources: &Sources, sty
             style.bold(check.id),
             check.title
         ));
-        for cause in show::causes(&check.failures) {
-            for line in show::cause_lines(&result.profile, &cause, sources, style) {
+        for group in show::groups(&check.failures) {
+            for line in show::group_lines(&result.profile, &group, sources, style) {
                 out.push_str(&format!("    {line}\n"));
             }
         }

@@ -130,6 +130,21 @@ fn fixed_results() -> Vec<ProfileReport> {
     let mut help = facts("--help", "/command", &["--help"]);
     help.exit_code = None;
     help.signal = Some("SIGSEGV".into());
+    // A run in a sandbox, failing one check in two ways.
+    let mut isolated = facts("--help (isolated)", "/command", &["--help"]);
+    isolated.exit_code = Some(1);
+    isolated.env = [
+        "-DISPLAY",
+        "TERM=xterm-256color",
+        "PAGER=<sandbox>/vars/PAGER",
+        "EDITOR=<sandbox>/vars/EDITOR",
+        "PATH=<sandbox>/bin:$PATH",
+        "HOME=<sandbox>/home",
+        "XDG_CONFIG_HOME=<sandbox>/config",
+        "TMPDIR=<sandbox>/tmp",
+    ]
+    .map(String::from)
+    .to_vec();
     let not_json = |run: &RunFacts, start: &str| {
         Evidence {
         run: run.clone(),
@@ -173,6 +188,21 @@ fn fixed_results() -> Vec<ProfileReport> {
             vec![],
             Some("the tool gave no valid manifest (manifest_valid reports why)"),
         ),
+        check(
+            CheckId::HelpVersionPure,
+            3,
+            vec![
+                Evidence {
+                    run: isolated.clone(),
+                    detail: "--help (isolated) exited 1, expected exit 0: asking what a tool is must always work (REQ-F-068)".into(),
+                },
+                Evidence {
+                    run: isolated.clone(),
+                    detail: "--help (isolated) created config/fixturecli/ in its fresh HOME/XDG/TMPDIR; help and version must not write anything (REQ-F-068)".into(),
+                },
+            ],
+            None,
+        ),
     ];
     let passing = vec![
         check(CheckId::NoHangStdinClosed, 2, vec![], None),
@@ -189,7 +219,7 @@ fn fixed_results() -> Vec<ProfileReport> {
             FIXTURE,
             "fixturecli",
             failing,
-            vec![list, delete, open, help],
+            vec![list, delete, open, help, isolated],
         ),
     ]
 }
@@ -262,10 +292,10 @@ fn a_failing_check_makes_the_badge_red_and_counted_whatever_the_levels() {
     let mut results = fixed_results();
     let failing =
         |results: &[ProfileReport]| results.iter().map(|r| r.summary.failed).sum::<usize>();
-    assert_eq!(failing(&results), 3);
+    assert_eq!(failing(&results), 4);
     assert_eq!(
         badge::verdict(&results),
-        ("3 failing checks".into(), "#e05d44")
+        ("4 failing checks".into(), "#e05d44")
     );
     // An extension check failed; every level passes.
     let extension = &mut results[0];
@@ -285,7 +315,7 @@ fn a_failing_check_makes_the_badge_red_and_counted_whatever_the_levels() {
     assert_eq!(run::status(&results[..1]), ExitStatus::ChecksFailed);
     assert!(!badge::to_svg(&results[..1]).contains("#4c1"));
     results[1].levels.level_1 = Fail;
-    assert_eq!(badge::verdict(&results).0, "4 failing checks");
+    assert_eq!(badge::verdict(&results).0, "5 failing checks");
 }
 
 #[test]
@@ -316,6 +346,24 @@ fn the_text_report_shows_control_bytes_as_pictures_never_as_rust_escapes() {
         "{text}"
     );
     assert!(text.contains("seen in 2 runs:"), "{text}");
+    // A run that failed a check in two ways is shown once, under both causes.
+    assert_eq!(text.matches("▸ --help (isolated)").count(), 1, "{text}");
+    assert!(
+        text.contains(
+            "must always work (REQ-F-068)\n    --help (isolated) created config/fixturecli/"
+        ),
+        "{text}"
+    );
+    // Its shell line makes the sandbox again.
+    assert!(
+        text.contains(r#"$ (s=$(mktemp -d "${TMPDIR:-/tmp}/conform-sandbox.XXXXXX") && mkdir -p"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"HOME="$s/home" XDG_CONFIG_HOME="$s/config" TMPDIR="$s/tmp" ./fixturecli --help </dev/null)"#),
+        "{text}"
+    );
+    assert!(!text.contains("<sandbox>"), "{text}");
 }
 
 #[test]
@@ -339,7 +387,8 @@ fn the_junit_file_parses_with_a_testcase_per_check_named_profile_and_check() {
             "profile :: no_hang_stdin_open",
             "profile :: json_envelope",
             "profile :: help_off_stdout",
-            "profile :: profile_consistency"
+            "profile :: profile_consistency",
+            "profile :: help_version_pure"
         ]
     );
     match &suite.test_cases[2].status {
@@ -409,6 +458,8 @@ fn the_sarif_log_validates_and_points_at_the_probes_in_the_profile() {
             ("json_envelope".to_string(), 8, 5),
             ("json_envelope".to_string(), 9, 5),
             ("help_off_stdout".to_string(), 4, 3),
+            ("help_version_pure".to_string(), 4, 3),
+            ("help_version_pure".to_string(), 4, 3),
         ]
     );
     let uri = &run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
