@@ -130,8 +130,10 @@ fn sentinels(
     why: &str,
 ) -> Outcome {
     let mut outcome = Outcome::new(id);
+    let mut unlogged = 0;
     for run in runs {
         let Some(report) = judgeable(&mut outcome, run) else {
+            unlogged += usize::from(run.record.error.is_none());
             continue;
         };
         let calls: Vec<String> = report
@@ -156,24 +158,35 @@ fn sentinels(
             );
         }
     }
+    if unlogged > 0 && outcome.runs_checked == 0 {
+        outcome.skip("no run left a sandbox report, so no sentinel log could be read");
+    }
     outcome
 }
 
-/// Counts a run and hands out its sandbox report; a run that could not be made
-/// (the tool did not start, the sandbox could not be made) fails instead.
+/// Hands out a run's sandbox report, counting the run; a run that could not be made
+/// (the tool did not start, the sandbox could not be made) fails instead, and a run
+/// without a report (nothing to read the sentinel's log from) is not counted.
 fn judgeable<'r>(outcome: &mut Outcome, run: &'r Judged<'_>) -> Option<&'r SandboxReport> {
     if run.record.error.is_some() {
         // Reports the error as the failure.
         outcome.completed(run);
         return None;
     }
+    let report = run.record.sandbox.as_ref()?;
     outcome.runs_checked += 1;
-    run.record.sandbox.as_ref()
+    Some(report)
 }
 
 fn judge_tty_no_color(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::TtyNoColor);
+    let mut silent = 0;
     for run in ctx.runs(|r| matches!(r, RunRole::Terminal { .. })) {
+        if run.finished() && run.record.stdout.bytes.is_empty() {
+            // Nothing was written, so nothing shows whether NO_COLOR was honored.
+            silent += 1;
+            continue;
+        }
         if !outcome.completed(&run) {
             if let (true, Some(last)) = (run.record.timed_out, outcome.failures.last_mut()) {
                 last.detail.push_str(
@@ -194,6 +207,11 @@ fn judge_tty_no_color(ctx: &Context<'_>) -> Outcome {
                 ),
             );
         }
+    }
+    if silent > 0 && outcome.runs_checked == 0 {
+        outcome.skip(
+            "no terminal run wrote anything to the terminal, so none showed whether NO_COLOR removes color",
+        );
     }
     outcome
 }

@@ -17,6 +17,8 @@ mod stream;
 
 pub(crate) mod evidence;
 pub(crate) mod schemas;
+#[cfg(test)]
+mod skips;
 
 use std::cell::{Cell, OnceCell};
 use std::collections::BTreeSet;
