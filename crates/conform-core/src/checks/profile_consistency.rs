@@ -14,7 +14,7 @@ pub(super) const PROFILE_CONSISTENCY: CheckSpec = CheckSpec {
     name: "profile_consistency",
     title: "Probes name manifest commands whose danger level and streaming match the probe kind",
     level: 3,
-    failure_modes: &[23, 52],
+    failure_modes: &[23, 52, 5, 76],
     requirements: &["REQ-C-002", "REQ-C-004", "REQ-O-004"],
     extension: true,
     reads: &[Variant::Manifest],
