@@ -91,10 +91,14 @@ pub enum Defect {
     SigtermExit1NoCancelLine,
     /// A closed stdout (EPIPE) panics instead of ending quietly.
     BrokenPipePanics,
+    /// Every stream item line is a full envelope (`"ok": true, "error": null`), as the
+    /// spec's Python framework writes them; a cancellation still ends on the
+    /// CANCELLED envelope. The `ok`/`error` pair makes the first item look terminal.
+    StreamEnvelopeLines,
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 39] = [
+    pub const ALL: [(&'static str, Defect); 40] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -155,6 +159,7 @@ impl Defect {
             Defect::SigtermExit1NoCancelLine,
         ),
         ("broken-pipe-panics", Defect::BrokenPipePanics),
+        ("stream-envelope-lines", Defect::StreamEnvelopeLines),
     ];
 
     pub fn from_name(name: &str) -> Option<Defect> {

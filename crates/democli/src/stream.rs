@@ -56,7 +56,12 @@ impl Stream {
                 if let Value::Object(fields) = fields {
                     line.extend(fields.clone());
                 }
-                self.line(&Value::Object(line).to_string())
+                let mut line = Value::Object(line);
+                if self.faults.on(Defect::StreamEnvelopeLines) {
+                    let meta = Meta::new(self.command, self.started).finish(0);
+                    line = envelope(0, line, None, meta);
+                }
+                self.line(&line.to_string())
             }
             Format::Plain => self.line(plain),
         }

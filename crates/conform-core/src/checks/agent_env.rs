@@ -28,7 +28,7 @@ pub(super) const EDITOR_NOT_INVOKED: CheckSpec = CheckSpec {
     name: "editor_not_invoked",
     title: "Never opens an editor",
     level: 1,
-    failure_modes: &[10],
+    failure_modes: &[10, 62],
     requirements: &["REQ-F-055"],
     extension: true,
     reads: &[Variant::Isolated],
@@ -40,7 +40,7 @@ pub(super) const BROWSER_NOT_LAUNCHED: CheckSpec = CheckSpec {
     name: "browser_not_launched",
     title: "Never launches a browser or opener",
     level: 1,
-    failure_modes: &[10],
+    failure_modes: &[10, 64],
     requirements: &["REQ-F-057"],
     extension: true,
     reads: &[Variant::Isolated],
@@ -64,7 +64,7 @@ pub(super) const HELP_VERSION_PURE: CheckSpec = CheckSpec {
     name: "help_version_pure",
     title: "--version, --help and the bare command exit 0 and write no files",
     level: 1,
-    failure_modes: &[3],
+    failure_modes: &[3, 21, 30],
     requirements: &["REQ-F-068"],
     extension: true,
     reads: &[Variant::KitIsolated],
@@ -76,7 +76,7 @@ pub(super) const INVALID_INPUT_NO_SIDE_EFFECTS: CheckSpec = CheckSpec {
     name: "invalid_input_no_side_effects",
     title: "Invalid input exits 2 and leaves no files behind",
     level: 1,
-    failure_modes: &[2],
+    failure_modes: &[14, 30],
     requirements: &["REQ-F-015"],
     extension: true,
     reads: &[Variant::Isolated],
@@ -130,8 +130,10 @@ fn sentinels(
     why: &str,
 ) -> Outcome {
     let mut outcome = Outcome::new(id);
+    let mut unlogged = 0;
     for run in runs {
         let Some(report) = judgeable(&mut outcome, run) else {
+            unlogged += usize::from(run.record.error.is_none());
             continue;
         };
         let calls: Vec<String> = report
@@ -156,24 +158,35 @@ fn sentinels(
             );
         }
     }
+    if unlogged > 0 && outcome.runs_checked == 0 {
+        outcome.skip("no run left a sandbox report, so no sentinel log could be read");
+    }
     outcome
 }
 
-/// Counts a run and hands out its sandbox report; a run that could not be made
-/// (the tool did not start, the sandbox could not be made) fails instead.
+/// Hands out a run's sandbox report, counting the run; a run that could not be made
+/// (the tool did not start, the sandbox could not be made) fails instead, and a run
+/// without a report (nothing to read the sentinel's log from) is not counted.
 fn judgeable<'r>(outcome: &mut Outcome, run: &'r Judged<'_>) -> Option<&'r SandboxReport> {
     if run.record.error.is_some() {
         // Reports the error as the failure.
         outcome.completed(run);
         return None;
     }
+    let report = run.record.sandbox.as_ref()?;
     outcome.runs_checked += 1;
-    run.record.sandbox.as_ref()
+    Some(report)
 }
 
 fn judge_tty_no_color(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::TtyNoColor);
+    let mut silent = 0;
     for run in ctx.runs(|r| matches!(r, RunRole::Terminal { .. })) {
+        if run.finished() && run.record.stdout.bytes.is_empty() {
+            // Nothing was written, so nothing shows whether NO_COLOR was honored.
+            silent += 1;
+            continue;
+        }
         if !outcome.completed(&run) {
             if let (true, Some(last)) = (run.record.timed_out, outcome.failures.last_mut()) {
                 last.detail.push_str(
@@ -194,6 +207,11 @@ fn judge_tty_no_color(ctx: &Context<'_>) -> Outcome {
                 ),
             );
         }
+    }
+    if silent > 0 && outcome.runs_checked == 0 {
+        outcome.skip(
+            "no terminal run wrote anything to the terminal, so none showed whether NO_COLOR removes color",
+        );
     }
     outcome
 }

@@ -15,7 +15,7 @@ pub(super) const UNKNOWN_COMMAND_EXIT_2: CheckSpec = CheckSpec {
     name: "unknown_command_exit_2",
     title: "A made-up command or flag exits 2 with an error envelope on stdout",
     level: 1,
-    failure_modes: &[14],
+    failure_modes: &[14, 1],
     requirements: &["REQ-F-001", "REQ-F-002", "REQ-C-006"],
     extension: true,
     reads: &[Variant::UnknownCommand, Variant::UnknownFlag],
@@ -27,7 +27,7 @@ pub(super) const LOCALE_INVARIANT: CheckSpec = CheckSpec {
     name: "locale_invariant",
     title: "A read probe under LC_ALL=de_DE.UTF-8 exits as without it and gives equal data",
     level: 1,
-    failure_modes: &[],
+    failure_modes: &[2],
     requirements: &["REQ-F-005"],
     extension: true,
     reads: &[Variant::Closed, Variant::Locale],
@@ -39,7 +39,7 @@ pub(super) const ERROR_DETAIL: CheckSpec = CheckSpec {
     name: "error_detail",
     title: "Every error envelope has a boolean error.retryable, false for exit 2",
     level: 2,
-    failure_modes: &[],
+    failure_modes: &[18, 19],
     requirements: &["REQ-C-013", "REQ-C-014"],
     extension: true,
     reads: &[
@@ -57,7 +57,7 @@ pub(super) const EXIT_CODES_DECLARED: CheckSpec = CheckSpec {
     name: "exit_codes_declared",
     title: "Every exit code a probe's runs return is declared in the manifest",
     level: 3,
-    failure_modes: &[],
+    failure_modes: &[1],
     requirements: &["REQ-C-001", "REQ-F-001"],
     extension: true,
     reads: &[
@@ -120,6 +120,8 @@ fn unknown_command(ctx: &Context<'_>) -> Outcome {
 
 fn locale(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::LocaleInvariant);
+    // Finished locale runs; one counts once its exit differed or its data was compared.
+    let mut looked_at = 0;
     for run in ctx.runs(|r| matches!(r, RunRole::Locale { .. })) {
         let RunRole::Locale { probe } = run.planned.role else {
             continue;
@@ -130,10 +132,13 @@ fn locale(ctx: &Context<'_>) -> Outcome {
         if !baseline.finished() {
             continue; // no_hang_stdin_closed reports it
         }
-        if !outcome.completed(&run) {
+        if !run.finished() {
+            outcome.completed(&run); // counts it, failing it
             continue;
         }
+        looked_at += 1;
         if run.record.exit != baseline.record.exit {
+            outcome.runs_checked += 1;
             outcome.fail(
                 &run,
                 format!(
@@ -145,8 +150,9 @@ fn locale(ctx: &Context<'_>) -> Outcome {
             continue;
         }
         let Ok(base) = ctx.envelope(&baseline) else {
-            continue; // json_envelope reports the baseline
+            continue; // no data to compare; json_envelope reports the baseline
         };
+        outcome.runs_checked += 1;
         let localized = match ctx.envelope(&run) {
             Ok(localized) => localized,
             Err(why) => {
@@ -173,6 +179,11 @@ fn locale(ctx: &Context<'_>) -> Outcome {
             );
         }
     }
+    if looked_at > 0 && outcome.runs_checked == 0 {
+        outcome.skip(format!(
+            "no data to compare: the read probes exited as without LC_ALL={GERMAN_LOCALE}, but none gave an envelope without it (json_envelope reports why)"
+        ));
+    }
     outcome
 }
 
@@ -188,11 +199,12 @@ fn error_detail(ctx: &Context<'_>) -> Outcome {
                 | RunRole::Sigterm { .. }
         )
     });
+    let mut looked_at = 0;
     for run in runs {
         if !run.finished() {
             continue; // the hang and stream checks report it
         }
-        outcome.runs_checked += 1;
+        looked_at += 1;
         let envelope = if run.planned.spec.stream {
             last_line_envelope(&run)
         } else {
@@ -202,6 +214,9 @@ fn error_detail(ctx: &Context<'_>) -> Outcome {
         let Some(error) = envelope.get("error").filter(|e| e.is_object()) else {
             continue;
         };
+        // Only a run that printed an error envelope is judged: a tool that never
+        // prints one has told an agent nothing about retrying, and must not pass.
+        outcome.runs_checked += 1;
         let code = error.get("code").and_then(Value::as_str).unwrap_or("?");
         match error.get("retryable") {
             Some(Value::Bool(true)) if run.record.exit_code() == Some(2) => outcome.fail(
@@ -222,6 +237,11 @@ fn error_detail(ctx: &Context<'_>) -> Outcome {
                 ),
             ),
         }
+    }
+    if looked_at > 0 && outcome.runs_checked == 0 {
+        outcome.skip(
+            "no error envelope was seen on stdout, in any run it reads (invalid input, refusals, unknown command and flag, stream endings): nothing said whether a retry could help",
+        );
     }
     outcome
 }

@@ -22,7 +22,7 @@ pub(crate) fn quoted(text: &str) -> String {
 }
 
 /// Everything conform records about one made run.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub(crate) struct RunFacts {
     /// The run's label: the probe's name first, or `--help`, `manifest`, ...
     pub probe: String,
@@ -72,14 +72,14 @@ pub(crate) struct RunFacts {
     pub first_attempt: Option<Box<RunFacts>>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub(crate) struct CpuWaitFacts {
     pub tool_ms: u64,
     pub kit_ms: u64,
     pub in_flight: usize,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct KitKillFacts {
     pub at_limit: bool,
     /// The last signal the kit needed: SIGTERM, or SIGKILL when the tool outlived
@@ -92,13 +92,13 @@ pub(crate) struct KitKillFacts {
     pub exit_signal: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct HolderFacts {
     pub pid: i32,
     pub cmdline: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct TriggerFacts {
     pub fired: bool,
     pub after_exit: bool,

@@ -17,6 +17,8 @@ mod stream;
 
 pub(crate) mod evidence;
 pub(crate) mod schemas;
+#[cfg(test)]
+mod skips;
 
 use std::cell::{Cell, OnceCell};
 use std::collections::BTreeSet;
@@ -436,6 +438,84 @@ mod tests {
             assert_eq!(CheckId::from_name(spec.name), Some(spec.id));
         }
         assert_eq!(CheckId::all().len(), CATALOG.len());
+    }
+
+    /// The reference kit's failure modes for its 14 checks (`conformance/run.py`'s
+    /// CHECKS table), kept exactly for parity.
+    const REFERENCE_FAILURE_MODES: &[(&str, &[u16])] = &[
+        ("no_hang_stdin_closed", &[10, 11]),
+        ("no_hang_stdin_open", &[50, 10]),
+        ("json_envelope", &[2, 3, 18]),
+        ("exit_code_contract", &[1]),
+        ("stdout_no_ansi", &[8]),
+        ("no_color_honored", &[8]),
+        ("help_off_stdout", &[3]),
+        ("invalid_input_exit_2", &[14, 1]),
+        ("dry_run_preview", &[23]),
+        ("destructive_refuses_unconfirmed", &[23, 10]),
+        ("manifest_valid", &[52, 21]),
+        ("argument_order", &[69]),
+        ("stream_contract", &[5, 76]),
+        ("stream_sigint", &[16]),
+    ];
+
+    /// The failure modes each requirement page names as its source (`**Source:**`
+    /// in `requirements/*.md` of cli-agent-spec); REQ-F-068 and REQ-F-071 name a
+    /// "silent assumption" instead.
+    const REQUIREMENT_SOURCES: &[(&str, &[u16])] = &[
+        ("REQ-C-001", &[1]),
+        ("REQ-C-002", &[23]),
+        ("REQ-C-004", &[23]),
+        ("REQ-C-006", &[14]),
+        ("REQ-C-013", &[18]),
+        ("REQ-C-014", &[19]),
+        ("REQ-F-001", &[1]),
+        ("REQ-F-002", &[1, 14]),
+        ("REQ-F-005", &[2]),
+        ("REQ-F-008", &[8]),
+        ("REQ-F-010", &[10]),
+        ("REQ-F-013", &[16]),
+        ("REQ-F-014", &[16]),
+        ("REQ-F-015", &[14]),
+        ("REQ-F-030", &[17]),
+        ("REQ-F-046", &[10]),
+        ("REQ-F-055", &[62]),
+        ("REQ-F-057", &[64]),
+        ("REQ-F-068", &[]),
+        ("REQ-F-071", &[]),
+        ("REQ-O-004", &[5]),
+    ];
+
+    #[test]
+    fn the_reference_checks_keep_the_reference_kits_failure_modes() {
+        let reference: Vec<&CheckSpec> = CATALOG.iter().filter(|s| !s.extension).collect();
+        assert_eq!(reference.len(), REFERENCE_FAILURE_MODES.len());
+        for (spec, (name, modes)) in reference.iter().zip(REFERENCE_FAILURE_MODES) {
+            assert_eq!((spec.name, spec.failure_modes), (*name, *modes));
+        }
+    }
+
+    #[test]
+    fn an_extension_check_names_the_failure_modes_its_requirements_come_from() {
+        for spec in CATALOG.iter().filter(|s| s.extension) {
+            assert!(!spec.failure_modes.is_empty(), "{} names none", spec.name);
+            for requirement in spec.requirements {
+                let (_, sources) = REQUIREMENT_SOURCES
+                    .iter()
+                    .find(|(id, _)| id == requirement)
+                    .unwrap_or_else(|| {
+                        panic!("{requirement} of {} has no source listed", spec.name)
+                    });
+                for mode in *sources {
+                    assert!(
+                        spec.failure_modes.contains(mode),
+                        "{} checks {requirement} (from §{mode}) but names {:?}",
+                        spec.name,
+                        spec.failure_modes
+                    );
+                }
+            }
+        }
     }
 
     #[test]

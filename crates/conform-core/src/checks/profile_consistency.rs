@@ -14,7 +14,7 @@ pub(super) const PROFILE_CONSISTENCY: CheckSpec = CheckSpec {
     name: "profile_consistency",
     title: "Probes name manifest commands whose danger level and streaming match the probe kind",
     level: 3,
-    failure_modes: &[23, 52],
+    failure_modes: &[23, 52, 5, 76],
     requirements: &["REQ-C-002", "REQ-C-004", "REQ-O-004"],
     extension: true,
     reads: &[Variant::Manifest],
@@ -45,11 +45,21 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         .get("flags")
         .and_then(Value::as_object)
         .unwrap_or(&empty);
+    let compared: Vec<&Probe> = ctx
+        .profile
+        .profile
+        .probes
+        .iter()
+        .filter(|probe| probe.kind != ProbeKind::Invalid)
+        .collect();
+    if compared.is_empty() {
+        outcome.skip(
+            "the profile has no read, destructive or stream probe to compare with the manifest",
+        );
+        return outcome;
+    }
     outcome.runs_checked += 1;
-    for probe in &ctx.profile.profile.probes {
-        if probe.kind == ProbeKind::Invalid {
-            continue;
-        }
+    for probe in compared {
         if let Err(detail) = consistent(probe, commands, root_flags) {
             outcome.fail(
                 &run,

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::evidence::quoted;
-use super::stream::{parse_stream, ParsedStream};
+use super::stream::lines;
 use super::{evidence, CheckId, CheckSpec, Context, Judged, Outcome, Variant};
 use crate::exec::{Exit, KitKill, Signal, TriggerOutcome};
 use crate::plan::RunRole;
@@ -16,7 +16,7 @@ pub(super) const PIPES_CLOSED_ON_EXIT: CheckSpec = CheckSpec {
     name: "pipes_closed_on_exit",
     title: "stdout and stderr reach EOF once the tool has exited: nothing it started holds them",
     level: 1,
-    failure_modes: &[],
+    failure_modes: &[17],
     requirements: &["REQ-F-071", "REQ-F-030"],
     extension: true,
     reads: Variant::ON_PIPES,
@@ -28,7 +28,7 @@ pub(super) const SIGTERM_HANDLED: CheckSpec = CheckSpec {
     name: "sigterm_handled",
     title: "SIGTERM mid-stream ends the stream on a CANCELLED error envelope and exit 143",
     level: 3,
-    failure_modes: &[],
+    failure_modes: &[16],
     requirements: &["REQ-F-013"],
     extension: true,
     reads: &[Variant::Sigterm],
@@ -40,7 +40,7 @@ pub(super) const SIGPIPE_QUIET: CheckSpec = CheckSpec {
     name: "sigpipe_quiet",
     title: "A stream whose reader closes stdout exits 0 without a broken-pipe error",
     level: 3,
-    failure_modes: &[],
+    failure_modes: &[16],
     requirements: &["REQ-F-014"],
     extension: true,
     reads: &[Variant::StdoutClosed],
@@ -121,17 +121,15 @@ fn judge_sigterm(outcome: &mut Outcome, run: &Judged<'_>, after_lines: u64) {
         return;
     }
     let deadline = run.planned.spec.limit.as_secs_f64();
-    let parsed = parse_stream(&record.stdout.bytes);
+    let line_count = lines(&record.stdout.bytes).count();
     if record.trigger != TriggerOutcome::Fired {
         let detail = if record.trigger == TriggerOutcome::AfterExit {
             format!(
-                "the tool had already exited when line {after_lines} was read ({} lines in all), so SIGTERM never reached it",
-                parsed.lines
+                "the tool had already exited when line {after_lines} was read ({line_count} lines in all), so SIGTERM never reached it"
             )
         } else {
             format!(
-                "the stream gave {} of {after_lines} lines before it ended or hit the {deadline}s deadline; SIGTERM never sent: lower after_lines",
-                parsed.lines
+                "the stream gave {line_count} of {after_lines} lines before it ended or hit the {deadline}s deadline; SIGTERM never sent: lower after_lines"
             )
         };
         outcome.fail(run, detail);
@@ -157,7 +155,7 @@ fn judge_sigterm(outcome: &mut Outcome, run: &Judged<'_>, after_lines: u64) {
             ),
         );
     }
-    if let Some(problem) = cancel_line_problem(&parsed) {
+    if let Some(problem) = cancel_line_problem(&record.stdout.bytes) {
         outcome.fail(run, problem);
     }
 }
@@ -173,18 +171,32 @@ fn ignored(kill: KitKill, deadline: f64) -> String {
 }
 
 /// What is wrong with the stream's last line as a SIGTERM cancellation, if anything.
-fn cancel_line_problem(parsed: &ParsedStream) -> Option<String> {
+/// The last line itself, not the first terminal-looking one: a stream whose every
+/// line is an envelope (`"ok": true, "error": null`) ends correctly when its last
+/// line does; `stream_contract` judges the lines before it.
+fn cancel_line_problem(stdout: &[u8]) -> Option<String> {
     let expected = "expected an error envelope with error.code CANCELLED and meta.exit_code 143";
-    let Some(terminal) = parsed.terminal() else {
-        return Some(format!("no terminal line after SIGTERM; {expected}"));
+    let Some(last) = lines(stdout).last() else {
+        return Some(format!("stdout was empty after SIGTERM; {expected}"));
     };
-    if parsed.is_summary() {
+    let line = match serde_json::from_slice::<Value>(last) {
+        Ok(line) if line.is_object() => line,
+        _ => {
+            let start = String::from_utf8_lossy(last);
+            let start: String = start.chars().take(60).collect();
+            return Some(format!(
+                "the last line after SIGTERM is not a JSON object: {}; {expected}",
+                quoted(&start)
+            ));
+        }
+    };
+    if line.get("_summary") == Some(&Value::Bool(true)) {
         return Some(format!(
             "the stream ended on its summary line after SIGTERM, as if complete; {expected}"
         ));
     }
-    let code = terminal.pointer("/error/code");
-    let declared = terminal.pointer("/meta/exit_code");
+    let code = line.pointer("/error/code");
+    let declared = line.pointer("/meta/exit_code");
     if code != Some(&Value::from("CANCELLED")) || declared != Some(&Value::from(143)) {
         let show = |v: Option<&Value>| v.map_or_else(|| "missing".into(), Value::to_string);
         return Some(format!(
@@ -208,6 +220,10 @@ fn sigpipe(ctx: &Context<'_>) -> Outcome {
         outcome.skip("profile declares no stream probe");
         return outcome;
     }
+    // A tool that wrote its whole stream and exited before the kit closed stdout
+    // is judged too, the evidence saying when the close came: whether it exits
+    // first is a race a quiet machine loses either way, and a verdict must not
+    // depend on it.
     for run in ctx.runs(|r| matches!(r, RunRole::StdoutClosed { .. })) {
         judge_sigpipe(&mut outcome, &run);
     }
@@ -229,8 +245,6 @@ fn judge_sigpipe(outcome: &mut Outcome, run: &Judged<'_>) {
         );
         return;
     }
-    // Either way the evidence says when the close came: a tool that wrote
-    // everything and exited before the first line was read is not tested further.
     let when = if record.trigger == TriggerOutcome::AfterExit {
         "the kit closed stdout after the tool had exited"
     } else {
@@ -263,5 +277,58 @@ fn judge_sigpipe(outcome: &mut Outcome, run: &Judged<'_>) {
                 quoted(word)
             ),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One stream line as the spec's Python framework writes it: a full envelope.
+    fn envelope_line(ok: bool, error: &str, exit_code: u8) -> String {
+        format!(
+            r#"{{"ok":{ok},"data":{{"partial":true}},"error":{error},"warnings":[],"meta":{{"exit_code":{exit_code}}}}}"#
+        )
+    }
+
+    #[test]
+    fn the_last_line_is_judged_on_a_stream_of_envelopes() {
+        let item = envelope_line(true, "null", 0);
+        let cancelled = envelope_line(
+            false,
+            r#"{"code":"CANCELLED","message":"cancelled","retryable":false}"#,
+            143,
+        );
+        let good = format!("{item}\n{item}\n{cancelled}\n");
+        assert_eq!(cancel_line_problem(good.as_bytes()), None);
+        // A last line without a newline is still the last line.
+        assert_eq!(
+            cancel_line_problem(format!("{item}\n{cancelled}").as_bytes()),
+            None
+        );
+
+        // Cut off after an item: the first line's null error is not what is judged.
+        let cut = format!("{item}\n{item}\n");
+        let problem = cancel_line_problem(cut.as_bytes()).expect("a problem");
+        assert!(
+            problem.starts_with("the last line has error.code missing and meta.exit_code 0"),
+            "{problem}"
+        );
+        let wrong_code = envelope_line(false, r#"{"code":"INTERRUPTED"}"#, 143);
+        let problem =
+            cancel_line_problem(format!("{item}\n{wrong_code}\n").as_bytes()).expect("a problem");
+        assert!(problem.contains(r#"error.code "INTERRUPTED""#), "{problem}");
+    }
+
+    #[test]
+    fn a_summary_prose_or_nothing_last_is_not_a_cancellation() {
+        let summary = cancel_line_problem(b"{\"_seq\":1}\n{\"_summary\":true}\n");
+        assert!(summary.is_some_and(|p| p.contains("summary line")));
+        let prose = cancel_line_problem(b"{\"_seq\":1}\nTerminated\n");
+        assert!(prose.is_some_and(|p| p.contains(r#"not a JSON object: "Terminated""#)));
+        let blank = cancel_line_problem(b"{\"_seq\":1}\n\n");
+        assert!(blank.is_some_and(|p| p.contains("not a JSON object")));
+        let empty = cancel_line_problem(b"");
+        assert!(empty.is_some_and(|p| p.contains("stdout was empty")));
     }
 }

@@ -2,10 +2,13 @@
 //! "agent-ready | level 3". Hand-written and deterministic: the same results give the
 //! same bytes, so a committed badge changes only when the verdict does.
 //!
-//! The message is the highest level N whose levels 1..=N all pass, over every profile
-//! (the weakest profile decides). Colors: bright green when level 3 passes; red when a
-//! level failed ("failing" when level 1 did); yellow when a level above N is only
-//! incomplete; grey "incomplete" when level 1 itself is.
+//! A run with a failing check (conform exits 4) gets a red badge that counts them,
+//! "agent-ready | 2 failing checks", whatever the levels say: the levels follow the
+//! reference kit's 14 checks, and a failing extension check leaves them passing.
+//! Otherwise the message is the highest level N whose levels 1..=N all pass, over
+//! every profile (the weakest profile decides): bright green when level 3 passes,
+//! yellow when a level above N is only incomplete, grey "incomplete" when level 1
+//! itself is.
 
 use crate::result::{LevelStatus, ProfileReport};
 
@@ -17,35 +20,28 @@ const GREY: &str = "#9f9f9f";
 
 /// The badge's message and color.
 pub(crate) fn verdict(results: &[ProfileReport]) -> (String, &'static str) {
-    // Per profile: levels passed in a row from level 1, and the first level that did not.
-    let passed_and_next = |r: &ProfileReport| {
-        let levels = [r.levels.level_1, r.levels.level_2, r.levels.level_3];
-        let passed = levels
-            .iter()
-            .take_while(|l| **l == LevelStatus::Pass)
-            .count();
-        (passed, levels.get(passed).copied())
-    };
+    let failed: usize = results.iter().map(|r| r.summary.failed).sum();
+    if failed > 0 {
+        let checks = if failed == 1 { "check" } else { "checks" };
+        return (format!("{failed} failing {checks}"), RED);
+    }
+    // Per profile: levels passed in a row from level 1. With no failed check no level
+    // failed, so the first level that did not pass is incomplete.
     let passed = results
         .iter()
-        .map(|r| passed_and_next(r).0)
+        .map(|r| {
+            [r.levels.level_1, r.levels.level_2, r.levels.level_3]
+                .iter()
+                .take_while(|l| **l == LevelStatus::Pass)
+                .count()
+        })
         .min()
         .unwrap_or(0);
-    let any_failed = results
-        .iter()
-        .any(|r| matches!(passed_and_next(r).1, Some(LevelStatus::Fail)));
-    let message = match passed {
-        0 if any_failed => "failing".to_string(),
-        0 => "incomplete".to_string(),
-        n => format!("level {n}"),
-    };
-    let color = match (passed, any_failed) {
-        (_, true) => RED,
-        (3, false) => GREEN,
-        (0, false) => GREY,
-        (_, false) => YELLOW,
-    };
-    (message, color)
+    match passed {
+        0 => ("incomplete".to_string(), GREY),
+        3 => ("level 3".to_string(), GREEN),
+        n => (format!("level {n}"), YELLOW),
+    }
 }
 
 pub(crate) fn to_svg(results: &[ProfileReport]) -> String {

@@ -77,9 +77,10 @@ fn test_case(
             status
         }
         Status::Fail => {
-            let causes = show::causes(&check.failures);
+            let groups = show::groups(&check.failures);
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            let first = causes.first().map(|c| show::detail(c.detail));
+            let causes = show::distinct_causes(&groups);
+            let first = causes.first().map(|d| show::detail(d));
             let message = match (first, causes.len()) {
                 (Some(first), 1) => first,
                 (Some(first), n) => format!("{first} (and {} more causes)", n - 1),
@@ -94,9 +95,9 @@ fn test_case(
                 check.title,
                 check.requirements.join(", ")
             )];
-            for cause in &causes {
+            for group in &groups {
                 text.push(String::new());
-                text.extend(show::cause_lines(&result.profile, cause, sources, plain));
+                text.extend(show::group_lines(&result.profile, group, sources, plain));
             }
             status.set_description(text.join("\n"));
             status
@@ -109,13 +110,14 @@ fn test_case(
         // `rerunFailure`.
         if first.status == Status::Fail {
             let mut rerun = TestRerun::new(NonSuccessKind::Failure);
-            let causes = show::causes(&first.failures);
-            rerun.set_message(causes.first().map_or_else(
+            let groups = show::groups(&first.failures);
+            let first_detail = groups.first().and_then(|g| g.details.first().copied());
+            rerun.set_message(first_detail.map_or_else(
                 || first.title.to_string(),
-                |cause| {
+                |detail| {
                     format!(
                         "first attempt, made while the machine kept the tool from the CPU: {}",
-                        show::detail(cause.detail)
+                        show::detail(detail)
                     )
                 },
             ));

@@ -11,17 +11,29 @@ use crate::result::{LevelStatus, ProfileReport};
 
 pub(crate) fn to_markdown(results: &[ProfileReport], sources: &Sources) -> String {
     let failing = results.iter().filter(|r| r.failed()).count();
-    let mut out = String::from("## conform: CLI Agent Spec conformance\n\n");
+    let failed: usize = results.iter().map(|r| r.summary.failed).sum();
+    // The first line says whether the run failed: the level columns below can all
+    // pass while an extension check fails.
+    let mut out = match failed {
+        0 => "## ✅ conform: no check failed\n\n".to_string(),
+        n => format!("## ❌ conform: {} failed\n\n", plural(n, "check")),
+    };
     out.push_str(&match failing {
         0 => format!(
-            "{} checked: no check failed.\n\n",
+            "CLI Agent Spec conformance, {} checked.\n\n",
             plural(results.len(), "profile")
         ),
         n => format!(
-            "{} checked: **{n} with failing checks**.\n\n",
+            "CLI Agent Spec conformance, {} checked: **{n} with failing checks**.\n\n",
             plural(results.len(), "profile")
         ),
     });
+    if failed_extension(results) {
+        out.push_str(
+            "Levels count only the reference kit's 14 checks, as the reference kit does: \
+             a failing extension check fails the run without lowering a level.\n\n",
+        );
+    }
     out.push_str("| profile | tool | level 1 | level 2 | level 3 | passed | failed | skipped |\n");
     out.push_str("|---|---|---|---|---|---:|---:|---:|\n");
     for r in results {
@@ -46,7 +58,8 @@ pub(crate) fn to_markdown(results: &[ProfileReport], sources: &Sources) -> Strin
         ));
         for report in r.checks.iter().filter(|c| c.check.status == Status::Fail) {
             let check = &report.check;
-            let runs: usize = check.failures.len();
+            let groups = show::groups(&check.failures);
+            let runs: usize = groups.iter().map(|g| g.runs.len()).sum();
             out.push_str(&format!(
                 "<details><summary>❌ <code>{}</code>: {} ({}; {})</summary>\n\n",
                 html(check.id),
@@ -54,16 +67,25 @@ pub(crate) fn to_markdown(results: &[ProfileReport], sources: &Sources) -> Strin
                 plural(runs, "failing run"),
                 html(&check.requirements.join(", "))
             ));
-            for cause in show::causes(&check.failures) {
-                out.push_str(&format!("{}\n\n", text(&show::detail(cause.detail))));
-                let lines = show::cause_lines(&r.profile, &cause, sources, plain);
-                // The first line is the detail, shown above as prose.
-                out.push_str(&code_block(&lines[1..].join("\n")));
+            for group in groups {
+                for detail in &group.details {
+                    out.push_str(&format!("{}\n\n", text(&show::detail(detail))));
+                }
+                let lines = show::run_lines(&r.profile, &group, sources, plain);
+                out.push_str(&code_block(&lines.join("\n")));
             }
             out.push_str("</details>\n");
         }
     }
     out
+}
+
+/// Whether a failing check is one of conform's extensions, which the levels leave out.
+fn failed_extension(results: &[ProfileReport]) -> bool {
+    results
+        .iter()
+        .flat_map(|r| &r.checks)
+        .any(|c| c.extension && c.check.status == Status::Fail)
 }
 
 fn plural(n: usize, one: &str) -> String {

@@ -118,8 +118,8 @@ fn seconds(ms: u64) -> String {
 }
 
 /// The readable report, in the spirit of cargo-nextest: per profile a line per check
-/// (status, id, runs, requirement IDs), then each failing check's failures grouped by
-/// cause with the runs to reproduce them; at the end a table over every profile.
+/// (status, id, runs, requirement IDs), then each failing check's failing runs, each
+/// once with all its causes, grouped with the runs that failed the same ways; at the end a table over every profile.
 /// `sources` turns a run's JSON pointer into `file:line:column`.
 pub(crate) fn to_text(results: &[ProfileReport], sources: &Sources, style: Style) -> String {
     let mut out = String::new();
@@ -137,8 +137,14 @@ fn profile_text(out: &mut String, result: &ProfileReport, sources: &Sources, sty
         style.dim(&show::visible(&result.profile))
     ));
     let levels = &result.levels;
+    // The levels count only the reference kit's checks: a failing extension check
+    // leaves them passing, so the failures are named beside them.
+    let failed = match result.summary.failed {
+        0 => String::new(),
+        n => format!("{}, ", style.red(&format!("{} failed", plural(n, "check")))),
+    };
     out.push_str(&format!(
-        "  level 1 {}  level 2 {}  level 3 {}  {} in {}\n\n",
+        "  level 1 {}  level 2 {}  level 3 {}  {failed}{} in {}\n\n",
         level_cell(levels.level_1, 0, style),
         level_cell(levels.level_2, 0, style),
         level_cell(levels.level_3, 0, style),
@@ -186,8 +192,8 @@ fn profile_text(out: &mut String, result: &ProfileReport, sources: &Sources, sty
             style.bold(check.id),
             check.title
         ));
-        for cause in show::causes(&check.failures) {
-            for line in show::cause_lines(&result.profile, &cause, sources, style) {
+        for group in show::groups(&check.failures) {
+            for line in show::group_lines(&result.profile, &group, sources, style) {
                 out.push_str(&format!("    {line}\n"));
             }
         }
@@ -203,13 +209,20 @@ fn profile_text(out: &mut String, result: &ProfileReport, sources: &Sources, sty
 }
 
 fn summary_text(out: &mut String, results: &[ProfileReport], style: Style) {
+    // The first line says whether checks failed (conform then exits 4), whatever the
+    // levels in the table below say.
     let failing = results.iter().filter(|r| r.failed()).count();
-    out.push_str(&format!(
-        "{} {}, {} with failing checks\n",
-        style.bold("Summary:"),
-        plural(results.len(), "profile"),
-        failing
-    ));
+    let failed: usize = results.iter().map(|r| r.summary.failed).sum();
+    let verdict = match failed {
+        0 => style.green("no check failed"),
+        n => style.red(&format!("{} failed", plural(n, "check"))),
+    };
+    let profiles = match (results.len(), failing) {
+        (1, _) => String::new(),
+        (n, 0) => format!(", in {n} profiles"),
+        (n, failing) => format!(", in {failing} of {n} profiles"),
+    };
+    out.push_str(&format!("{} {verdict}{profiles}\n", style.bold("Summary:")));
     let tool_w = results
         .iter()
         .map(|r| r.tool.chars().count())

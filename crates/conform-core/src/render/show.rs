@@ -1,6 +1,6 @@
 //! Evidence as people read it, shared by the text, JUnit, SARIF and Markdown
 //! reports: control bytes made visible, argv as a shell line, how a run ended,
-//! failures grouped by cause.
+//! failing runs grouped by their causes.
 
 use super::style::Style;
 use super::Sources;
@@ -99,7 +99,9 @@ pub(crate) fn detail(text: &str) -> String {
 
 /// The run as a line to paste into a POSIX shell: the environment changes (`env -u`
 /// for removed variables), the argv quoted where needed, and `</dev/null` when stdin
-/// was closed. A run with an open stdin has no redirect; [`stdin_note`] says so.
+/// was closed. A run with an open stdin has no redirect; [`stdin_note`] says so. A
+/// run in a sandbox (its variables point into `<sandbox>`) gets a line that makes
+/// the sandbox again first: see [`sandbox_setup`].
 pub(crate) fn shell_line(run: &RunFacts) -> String {
     let mut words: Vec<String> = Vec::new();
     let removed: Vec<&str> = run.env.iter().filter_map(|e| e.strip_prefix('-')).collect();
@@ -112,6 +114,9 @@ pub(crate) fn shell_line(run: &RunFacts) -> String {
     }
     for change in run.env.iter().filter(|e| !e.starts_with('-')) {
         match change.split_once('=') {
+            Some((name, value)) if value.contains(SANDBOX) => {
+                words.push(format!("{name}={}", in_sandbox(value)));
+            }
             Some((name, value)) => words.push(format!("{name}={}", quote(value))),
             None => words.push(quote(change)),
         }
@@ -120,12 +125,135 @@ pub(crate) fn shell_line(run: &RunFacts) -> String {
     if run.stdin == "closed" {
         words.push("</dev/null".into());
     }
-    words.join(" ")
+    let command = words.join(" ");
+    match sandbox_setup(run) {
+        Some(setup) => format!("({} && {command})", setup.join(" && ")),
+        None => command,
+    }
 }
 
 /// How stdin was given, when the shell line cannot show it.
 pub(crate) fn stdin_note(run: &RunFacts) -> Option<&'static str> {
     (run.stdin == "open").then_some("stdin: an open pipe the kit never wrote to")
+}
+
+/// What a sandboxed run's shell line makes, when the run had a sandbox.
+pub(crate) fn sandbox_note(run: &RunFacts) -> Option<&'static str> {
+    sandboxed(run).then_some(
+        "sandbox: the line makes fresh directories with mktemp -d (left for you to look \
+         in) and a stand-in for conform's sentinel that prints how it was called on \
+         stderr and exits 1",
+    )
+}
+
+/// How the evidence writes a path in a run's sandbox (the kit's paths differ per
+/// run, so reports name none).
+const SANDBOX: &str = "<sandbox>";
+/// The sandbox's directory of links to the sentinel, one per variable.
+const LINKS_DIR: &str = "vars";
+/// The sandbox's directory put first on `PATH`, holding the sentinel as each opener.
+const SHIMS_DIR: &str = "bin";
+
+fn sandboxed(run: &RunFacts) -> bool {
+    run.env
+        .iter()
+        .any(|e| !e.starts_with('-') && e.contains(SANDBOX))
+}
+
+/// Shell commands that make a sandbox like the run's: a fresh directory `$s` from
+/// `mktemp -d`, the directories the run's variables name in it, and a stand-in for
+/// the kit's sentinel (it prints how it was called on stderr and exits 1) linked
+/// under each variable's name and, in the `PATH` directory, under each opener's
+/// name. `None` for a run without a sandbox.
+fn sandbox_setup(run: &RunFacts) -> Option<Vec<String>> {
+    if !sandboxed(run) {
+        return None;
+    }
+    // Every `<sandbox>/...` path the variables hold, in order, once.
+    let mut paths: Vec<&str> = Vec::new();
+    for value in run
+        .env
+        .iter()
+        .filter_map(|e| e.split_once('=').map(|(_, v)| v))
+    {
+        for (at, _) in value.match_indices(SANDBOX) {
+            let rest = value[at + SANDBOX.len()..].trim_start_matches('/');
+            let path = rest.split(':').next().unwrap_or_default();
+            if !path.is_empty() && !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+    }
+    let links: Vec<String> = paths
+        .iter()
+        .filter_map(|path| link_name(path))
+        .map(quote)
+        .collect();
+    let shims = paths.contains(&SHIMS_DIR);
+    let mut dirs: Vec<&str> = paths
+        .iter()
+        .filter(|p| link_name(p).is_none() && **p != SHIMS_DIR)
+        .copied()
+        .collect();
+    if !links.is_empty() {
+        dirs.push(LINKS_DIR);
+    }
+    if shims {
+        dirs.push(SHIMS_DIR);
+    }
+    let mut setup = vec![r#"s=$(mktemp -d "${TMPDIR:-/tmp}/conform-sandbox.XXXXXX")"#.to_string()];
+    if !dirs.is_empty() {
+        let dirs: Vec<String> = dirs
+            .iter()
+            .map(|dir| in_sandbox(&format!("{SANDBOX}/{dir}")))
+            .collect();
+        setup.push(format!("mkdir -p {}", dirs.join(" ")));
+    }
+    if links.is_empty() && !shims {
+        return Some(setup);
+    }
+    setup.push(
+        r#"printf '%s\n' '#!/bin/sh' 'echo "conform sentinel: ${0##*/} $*" >&2' 'exit 1' >"$s/sentinel""#
+            .to_string(),
+    );
+    setup.push(r#"chmod +x "$s/sentinel""#.to_string());
+    let link_all = |dir: &str, names: &[String]| {
+        format!(
+            r#"for n in {}; do ln -s ../sentinel "$s/{dir}/$n"; done"#,
+            names.join(" ")
+        )
+    };
+    if !links.is_empty() {
+        setup.push(link_all(LINKS_DIR, &links));
+    }
+    if shims {
+        let openers: Vec<String> = crate::exec::OPENERS.iter().map(|n| quote(n)).collect();
+        setup.push(link_all(SHIMS_DIR, &openers));
+    }
+    Some(setup)
+}
+
+/// The variable a sandbox path is the sentinel's link for (`vars/PAGER`: `PAGER`).
+fn link_name(path: &str) -> Option<&str> {
+    path.strip_prefix(LINKS_DIR)?.strip_prefix('/')
+}
+
+/// A variable's value as the evidence describes it (`<sandbox>/bin:$PATH`), for the
+/// shell line: double-quoted, the sandbox as `$s`, `$PATH` left to expand, and
+/// nothing else the shell would read.
+fn in_sandbox(value: &str) -> String {
+    let escape = |text: &str| {
+        let mut out = String::with_capacity(text.len());
+        for c in visible(text).chars() {
+            if matches!(c, '"' | '\\' | '`' | '$') {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        out.replace(r"\$PATH", "$PATH")
+    };
+    let parts: Vec<String> = value.split(SANDBOX).map(escape).collect();
+    format!("\"{}\"", parts.join("$s"))
 }
 
 /// One word as a POSIX shell needs it typed; control characters are shown visibly
@@ -180,50 +308,94 @@ pub(crate) fn excerpt(text: &str, lines: usize, width: usize) -> Vec<String> {
     out
 }
 
-/// Failures with the same cause: one detail, every run that showed it.
+/// A check's failing runs that failed it for the same causes: the causes once, then
+/// every run that showed them. Each run is in exactly one group, with all its
+/// causes, so a run that failed a check in two ways is shown once.
 #[derive(Debug)]
-pub(crate) struct Cause<'a> {
-    /// The detail of the first run, as the check wrote it.
-    pub detail: &'a str,
-    pub runs: Vec<&'a Evidence>,
+pub(crate) struct Group<'a> {
+    /// The details of the first run, as the check wrote them, in the check's order.
+    pub details: Vec<&'a str>,
+    pub runs: Vec<&'a RunFacts>,
 }
 
-/// `failures` grouped by cause, in order of first appearance. Two details are the
-/// same cause when they differ only inside double quotes, where the checks quote the
-/// tool's own output (the start of stdout, a line of the stream).
-pub(crate) fn causes(failures: &[Evidence]) -> Vec<Cause<'_>> {
-    let mut groups: Vec<(String, Cause<'_>)> = Vec::new();
+/// `failures` grouped by run, then runs grouped by their causes, in order of first
+/// appearance. Two details are the same cause when they differ only inside double
+/// quotes, where the checks quote the tool's own output (the start of stdout, a line
+/// of the stream).
+pub(crate) fn groups(failures: &[Evidence]) -> Vec<Group<'_>> {
+    // Each run once, with its causes: (run, cause keys, details).
+    let mut runs: Vec<(&RunFacts, Vec<String>, Vec<&str>)> = Vec::new();
     for failure in failures {
         let key = unquoted(&failure.detail);
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, cause)) => cause.runs.push(failure),
+        let index = match runs.iter().position(|(run, _, _)| **run == failure.run) {
+            Some(index) => index,
+            None => {
+                runs.push((&failure.run, Vec::new(), Vec::new()));
+                runs.len() - 1
+            }
+        };
+        let (_, keys, details) = &mut runs[index];
+        if !keys.contains(&key) {
+            keys.push(key);
+            details.push(&failure.detail);
+        }
+    }
+    let mut groups: Vec<(Vec<String>, Group<'_>)> = Vec::new();
+    for (run, keys, details) in runs {
+        match groups.iter_mut().find(|(k, _)| *k == keys) {
+            Some((_, group)) => group.runs.push(run),
             None => groups.push((
-                key,
-                Cause {
-                    detail: &failure.detail,
-                    runs: vec![failure],
+                keys,
+                Group {
+                    details,
+                    runs: vec![run],
                 },
             )),
         }
     }
-    groups.into_iter().map(|(_, cause)| cause).collect()
+    groups.into_iter().map(|(_, group)| group).collect()
 }
 
-/// One cause as lines to read: the detail once, then every run that showed it with
-/// where it is written in `profile`, the shell line to reproduce it and how it ended,
-/// and the output of the first run (the others showed the same defect).
-pub(crate) fn cause_lines(
+/// Every cause of the groups once, in order of first appearance.
+pub(crate) fn distinct_causes<'a>(groups: &[Group<'a>]) -> Vec<&'a str> {
+    let mut keys: Vec<String> = Vec::new();
+    let mut causes = Vec::new();
+    for detail in groups.iter().flat_map(|g| g.details.iter().copied()) {
+        let key = unquoted(detail);
+        if !keys.contains(&key) {
+            keys.push(key);
+            causes.push(detail);
+        }
+    }
+    causes
+}
+
+/// One group as lines to read: its causes, then its runs ([`run_lines`]).
+pub(crate) fn group_lines(
     profile: &str,
-    cause: &Cause<'_>,
+    group: &Group<'_>,
     sources: &Sources,
     style: Style,
 ) -> Vec<String> {
-    let mut lines = vec![detail(cause.detail)];
-    if cause.runs.len() > 1 {
-        lines.push(style.dim(&format!("seen in {} runs:", cause.runs.len())));
+    let mut lines: Vec<String> = group.details.iter().map(|d| detail(d)).collect();
+    lines.extend(run_lines(profile, group, sources, style));
+    lines
+}
+
+/// A group's runs: each with where it is written in `profile`, the shell line to
+/// reproduce it and how it ended, and the output of the first run (the others showed
+/// the same defects).
+pub(crate) fn run_lines(
+    profile: &str,
+    group: &Group<'_>,
+    sources: &Sources,
+    style: Style,
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    if group.runs.len() > 1 {
+        lines.push(style.dim(&format!("seen in {} runs:", group.runs.len())));
     }
-    for (n, failure) in cause.runs.iter().enumerate() {
-        let run = &failure.run;
+    for (n, run) in group.runs.iter().enumerate() {
         lines.push(format!(
             "{} {}  {}",
             style.bold("▸"),
@@ -231,6 +403,9 @@ pub(crate) fn cause_lines(
             style.dim(&sources.describe(profile, &run.pointer))
         ));
         lines.push(format!("    $ {}", shell_line(run)));
+        if let Some(note) = sandbox_note(run) {
+            lines.push(format!("    {}", style.dim(note)));
+        }
         let mut how = ended(run);
         if let Some(note) = stdin_note(run) {
             how.push_str(&format!(" · {note}"));
@@ -366,10 +541,145 @@ mod tests {
             evidence("exit 3 is not in the table"),
             evidence(r#"stdout is not JSON; it starts "\u{1b}[1m": fix it"#),
         ];
-        let grouped = causes(&failures);
-        assert_eq!(grouped.len(), 2);
-        assert_eq!(grouped[0].runs.len(), 2);
-        assert_eq!(grouped[1].detail, "exit 3 is not in the table");
+        // One run: every failure is one of its causes, and the same cause once.
+        let grouped = groups(&failures);
+        assert_eq!(grouped.len(), 1);
+        assert_eq!(grouped[0].runs.len(), 1);
+        assert_eq!(
+            grouped[0].details,
+            [
+                r#"stdout is not JSON; it starts "{\"a\"": fix it"#,
+                "exit 3 is not in the table"
+            ]
+        );
+    }
+
+    #[test]
+    fn each_run_is_shown_once_with_all_its_causes() {
+        let list = run(&["./tool", "list"], &[], "closed");
+        let mut show = run(&["./tool", "show"], &[], "closed");
+        show.probe = "show".into();
+        let mut open = run(&["./tool", "list"], &[], "open");
+        open.duration_ms = 7;
+        let failed = |run: &RunFacts, detail: &str| Evidence {
+            run: run.clone(),
+            detail: detail.into(),
+        };
+        let failures = [
+            failed(&list, "exited 1 after SIGTERM, expected 143"),
+            failed(&show, "exited 1 after SIGTERM, expected 143"),
+            failed(&list, "no terminal line after SIGTERM"),
+            failed(&show, "no terminal line after SIGTERM"),
+            failed(&open, "exited 1 after SIGTERM, expected 143"),
+        ];
+        let grouped = groups(&failures);
+        assert_eq!(grouped.len(), 2, "{grouped:#?}");
+        assert_eq!(grouped[0].runs, [&list, &show]);
+        assert_eq!(grouped[0].details.len(), 2);
+        assert_eq!(grouped[1].runs, [&open]);
+        assert_eq!(grouped[1].details, ["exited 1 after SIGTERM, expected 143"]);
+
+        let lines = group_lines(
+            "p.json",
+            &grouped[0],
+            &Sources::default(),
+            Style { color: false },
+        );
+        let text = lines.join("\n");
+        assert_eq!(
+            text.matches("$ ./tool list </dev/null").count(),
+            1,
+            "{text}"
+        );
+        assert_eq!(
+            text.matches("$ ./tool show </dev/null").count(),
+            1,
+            "{text}"
+        );
+        assert_eq!(
+            text.matches("no terminal line after SIGTERM").count(),
+            1,
+            "{text}"
+        );
+        assert!(text.contains("seen in 2 runs:"), "{text}");
+    }
+
+    /// The isolated run's variables as the executor describes them.
+    const ISOLATED_ENV: &[&str] = &[
+        "-DISPLAY",
+        "TERM=xterm-256color",
+        "PAGER=<sandbox>/vars/PAGER",
+        "BROWSER=<sandbox>/vars/BROWSER",
+        "PATH=<sandbox>/bin:$PATH",
+        "HOME=<sandbox>/home",
+        "XDG_CONFIG_HOME=<sandbox>/config",
+        "TMPDIR=<sandbox>/tmp",
+    ];
+
+    /// The line is pasted into a shell: it makes fresh, empty directories, sentinels
+    /// that say they ran and fail, and openers first on PATH, then runs the command
+    /// with the sandbox's variables.
+    #[test]
+    fn a_sandboxed_runs_shell_line_recreates_the_sandbox_when_pasted() {
+        let script = r#"ls -A "$HOME" | wc -l; test -d "$XDG_CONFIG_HOME" && test -d "$TMPDIR" && echo dirs; "$PAGER" a b; echo pager=$?; xdg-open https://example.com; echo opener=$?; "$BROWSER" x; echo "home=$HOME""#;
+        let isolated = run(&["sh", "-c", script], ISOLATED_ENV, "closed");
+        let line = shell_line(&isolated);
+        assert!(!line.contains("<sandbox>"), "{line}");
+        assert!(sandbox_note(&isolated).is_some());
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let output = std::process::Command::new("sh")
+            .args(["-c", &line])
+            .env("TMPDIR", tmp.path())
+            .env("DISPLAY", ":0")
+            .output()
+            .expect("sh runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{line}\n{stdout}\n{stderr}");
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(lines[0].trim(), "0", "HOME is fresh and empty: {stdout}");
+        assert_eq!(lines[1..4], ["dirs", "pager=1", "opener=1"], "{stdout}");
+        let home = lines[4].strip_prefix("home=").expect("HOME printed");
+        let sandbox = tmp.path().join("conform-sandbox.");
+        assert!(home.starts_with(&*sandbox.to_string_lossy()), "{home}");
+        assert!(home.ends_with("/home"), "{home}");
+        for call in [
+            "conform sentinel: PAGER a b",
+            "conform sentinel: xdg-open https://example.com",
+            "conform sentinel: BROWSER x",
+        ] {
+            assert!(stderr.contains(call), "{call}: {stderr}");
+        }
+    }
+
+    #[test]
+    fn a_terminal_runs_pager_sandbox_makes_only_the_sentinels() {
+        let terminal = run(
+            &["./tool", "list"],
+            &[
+                "NO_COLOR=1",
+                "PAGER=<sandbox>/vars/PAGER",
+                "MANPAGER=<sandbox>/vars/MANPAGER",
+            ],
+            "closed",
+        );
+        let line = shell_line(&terminal);
+        assert!(line.contains(r#"mkdir -p "$s/vars" &&"#), "{line}");
+        assert!(line.contains("for n in PAGER MANPAGER; do"), "{line}");
+        assert!(!line.contains("xdg-open"), "{line}");
+        assert!(
+            line.ends_with(r#"NO_COLOR=1 PAGER="$s/vars/PAGER" MANPAGER="$s/vars/MANPAGER" ./tool list </dev/null)"#),
+            "{line}"
+        );
+        // Without a sandbox the line is the command alone.
+        assert_eq!(
+            shell_line(&run(&["./tool"], &["NO_COLOR=1"], "closed")),
+            "NO_COLOR=1 ./tool </dev/null"
+        );
+        assert_eq!(
+            in_sandbox("<sandbox>/a b\"$`c:$PATH"),
+            r#""$s/a b\"\$\`c:$PATH""#
+        );
     }
 
     #[test]

@@ -131,6 +131,21 @@ fn fixed_results() -> Vec<ProfileReport> {
     let mut help = facts("--help", "/command", &["--help"]);
     help.exit_code = None;
     help.signal = Some("SIGSEGV".into());
+    // A run in a sandbox, failing one check in two ways.
+    let mut isolated = facts("--help (isolated)", "/command", &["--help"]);
+    isolated.exit_code = Some(1);
+    isolated.env = [
+        "-DISPLAY",
+        "TERM=xterm-256color",
+        "PAGER=<sandbox>/vars/PAGER",
+        "EDITOR=<sandbox>/vars/EDITOR",
+        "PATH=<sandbox>/bin:$PATH",
+        "HOME=<sandbox>/home",
+        "XDG_CONFIG_HOME=<sandbox>/config",
+        "TMPDIR=<sandbox>/tmp",
+    ]
+    .map(String::from)
+    .to_vec();
     let not_json = |run: &RunFacts, start: &str| {
         Evidence {
         run: run.clone(),
@@ -174,6 +189,21 @@ fn fixed_results() -> Vec<ProfileReport> {
             vec![],
             Some("the tool gave no valid manifest (manifest_valid reports why)"),
         ),
+        check(
+            CheckId::HelpVersionPure,
+            3,
+            vec![
+                Evidence {
+                    run: isolated.clone(),
+                    detail: "--help (isolated) exited 1, expected exit 0: asking what a tool is must always work (REQ-F-068)".into(),
+                },
+                Evidence {
+                    run: isolated.clone(),
+                    detail: "--help (isolated) created config/fixturecli/ in its fresh HOME/XDG/TMPDIR; help and version must not write anything (REQ-F-068)".into(),
+                },
+            ],
+            None,
+        ),
     ];
     let passing = vec![
         check(CheckId::NoHangStdinClosed, 2, vec![], None),
@@ -190,7 +220,7 @@ fn fixed_results() -> Vec<ProfileReport> {
             FIXTURE,
             "fixturecli",
             failing,
-            vec![list, delete, open, help],
+            vec![list, delete, open, help, isolated],
         ),
     ]
 }
@@ -238,7 +268,7 @@ fn badge_snapshots() {
 
 #[test]
 fn the_badge_names_the_highest_level_every_profile_passes() {
-    use crate::result::LevelStatus::{Fail, Incomplete, Pass};
+    use crate::result::LevelStatus::{Incomplete, Pass};
     let mut results = fixed_results();
     let mut with = |l1, l2, l3| {
         let r = &mut results[0];
@@ -248,13 +278,45 @@ fn the_badge_names_the_highest_level_every_profile_passes() {
         badge::verdict(&results[..1])
     };
     assert_eq!(with(Pass, Pass, Pass), ("level 3".into(), "#4c1"));
-    assert_eq!(with(Pass, Fail, Fail), ("level 1".into(), "#e05d44"));
     assert_eq!(with(Pass, Pass, Incomplete), ("level 2".into(), "#dfb317"));
-    assert_eq!(with(Fail, Fail, Fail), ("failing".into(), "#e05d44"));
     assert_eq!(
         with(Incomplete, Incomplete, Incomplete),
         ("incomplete".into(), "#9f9f9f")
     );
+}
+
+/// conform exits 4 when a check failed, whatever the levels say (they count only the
+/// reference kit's checks): the badge is then red and counts the failing checks.
+#[test]
+fn a_failing_check_makes_the_badge_red_and_counted_whatever_the_levels() {
+    use crate::result::LevelStatus::{Fail, Pass};
+    let mut results = fixed_results();
+    let failing =
+        |results: &[ProfileReport]| results.iter().map(|r| r.summary.failed).sum::<usize>();
+    assert_eq!(failing(&results), 4);
+    assert_eq!(
+        badge::verdict(&results),
+        ("4 failing checks".into(), "#e05d44")
+    );
+    // An extension check failed; every level passes.
+    let extension = &mut results[0];
+    extension.summary.failed = 1;
+    assert_eq!(
+        [
+            extension.levels.level_1,
+            extension.levels.level_2,
+            extension.levels.level_3
+        ],
+        [Pass, Pass, Pass]
+    );
+    assert_eq!(
+        badge::verdict(&results[..1]),
+        ("1 failing check".into(), "#e05d44")
+    );
+    assert_eq!(run::status(&results[..1]), ExitStatus::ChecksFailed);
+    assert!(!badge::to_svg(&results[..1]).contains("#4c1"));
+    results[1].levels.level_1 = Fail;
+    assert_eq!(badge::verdict(&results).0, "5 failing checks");
 }
 
 #[test]
@@ -285,6 +347,24 @@ fn the_text_report_shows_control_bytes_as_pictures_never_as_rust_escapes() {
         "{text}"
     );
     assert!(text.contains("seen in 2 runs:"), "{text}");
+    // A run that failed a check in two ways is shown once, under both causes.
+    assert_eq!(text.matches("▸ --help (isolated)").count(), 1, "{text}");
+    assert!(
+        text.contains(
+            "must always work (REQ-F-068)\n    --help (isolated) created config/fixturecli/"
+        ),
+        "{text}"
+    );
+    // Its shell line makes the sandbox again.
+    assert!(
+        text.contains(r#"$ (s=$(mktemp -d "${TMPDIR:-/tmp}/conform-sandbox.XXXXXX") && mkdir -p"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"HOME="$s/home" XDG_CONFIG_HOME="$s/config" TMPDIR="$s/tmp" ./fixturecli --help </dev/null)"#),
+        "{text}"
+    );
+    assert!(!text.contains("<sandbox>"), "{text}");
 }
 
 #[test]
@@ -308,7 +388,8 @@ fn the_junit_file_parses_with_a_testcase_per_check_named_profile_and_check() {
             "profile :: no_hang_stdin_open",
             "profile :: json_envelope",
             "profile :: help_off_stdout",
-            "profile :: profile_consistency"
+            "profile :: profile_consistency",
+            "profile :: help_version_pure"
         ]
     );
     match &suite.test_cases[2].status {
@@ -378,6 +459,8 @@ fn the_sarif_log_validates_and_points_at_the_probes_in_the_profile() {
             ("json_envelope".to_string(), 8, 5),
             ("json_envelope".to_string(), 9, 5),
             ("help_off_stdout".to_string(), 4, 3),
+            ("help_version_pure".to_string(), 4, 3),
+            ("help_version_pure".to_string(), 4, 3),
         ]
     );
     let uri = &run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];

@@ -133,4 +133,5 @@ broken! {
     manifest_omits_exit_130 => "manifest-omits-exit-130",
     sigterm_exit_1_no_cancel_line => "sigterm-exit-1-no-cancel-line",
     broken_pipe_panics => "broken-pipe-panics",
+    stream_envelope_lines => "stream-envelope-lines",
 }

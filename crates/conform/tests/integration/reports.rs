@@ -36,9 +36,13 @@ fn a_broken_cli_gets_every_report_file_and_a_readable_text_report() {
         "{text}"
     );
     assert!(text.contains("␛[34m"), "{text}");
+    let summary_line = text
+        .lines()
+        .find(|line| line.starts_with("Summary: "))
+        .unwrap_or_default();
     assert!(
-        text.contains("Summary: 1 profile, 1 with failing checks"),
-        "{text}"
+        summary_line.ends_with(" checks failed"),
+        "{summary_line}\n{text}"
     );
 
     let xml = std::fs::read_to_string(path("junit.xml")).expect("JUnit written");
@@ -83,8 +87,69 @@ fn a_broken_cli_gets_every_report_file_and_a_readable_text_report() {
     );
     let svg = std::fs::read_to_string(path("badge.svg")).expect("badge written");
     assert!(
-        svg.contains("agent-ready: failing") && svg.contains("#e05d44"),
+        svg.contains(" failing checks</title>") && svg.contains("#e05d44"),
         "{svg}"
+    );
+}
+
+/// broken-pipe-panics fails only an extension check, so every level passes (levels
+/// count only the reference kit's checks) while conform exits 4: the badge is not
+/// green and counts the failure, and the summaries say so in their first line.
+#[test]
+fn a_failing_run_with_passing_levels_gets_no_green_badge_and_says_it_failed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = |name: &str| dir.path().join(name);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_conform"))
+        .current_dir(repo_root())
+        .args([
+            "run",
+            "conformance/profiles/bad/broken-pipe-panics.json",
+            "--format",
+            "text",
+            "--markdown",
+        ])
+        .arg(path("summary.md"))
+        .arg("--badge")
+        .arg(path("badge.svg"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("conform runs");
+    assert_eq!(output.status.code(), Some(4));
+    let text = String::from_utf8(output.stdout).expect("UTF-8 text");
+    assert!(
+        text.contains("level 1 pass  level 2 pass  level 3 pass  1 check failed, "),
+        "{text}"
+    );
+    let summary_line = text
+        .lines()
+        .find(|line| line.starts_with("Summary: "))
+        .unwrap_or_default();
+    assert_eq!(summary_line, "Summary: 1 check failed", "{text}");
+
+    let svg = std::fs::read_to_string(path("badge.svg")).expect("badge written");
+    assert!(
+        svg.contains("<title>agent-ready: 1 failing check</title>"),
+        "{svg}"
+    );
+    assert!(svg.contains("#e05d44") && !svg.contains("#4c1"), "{svg}");
+
+    let markdown = std::fs::read_to_string(path("summary.md")).expect("Markdown written");
+    assert_eq!(
+        markdown.lines().next(),
+        Some("## ❌ conform: 1 check failed"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("| ✅ pass | ✅ pass | ✅ pass |"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("Levels count only the reference kit's 14 checks"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("<code>sigpipe_quiet</code>"),
+        "{markdown}"
     );
 }
 

@@ -282,3 +282,36 @@ fn every_exit_code_conform_returns_is_declared_in_its_manifest() {
         "the exits conform gave, against its manifest"
     );
 }
+
+/// profile_consistency compares probes with the manifest; invalid probes are not
+/// compared, so a profile of invalid probes gives it nothing to judge: skip, never a
+/// pass on the manifest run alone.
+#[test]
+fn profile_consistency_skips_when_no_probe_can_be_compared_with_the_manifest() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("profile.json");
+    let democli = crate::support::repo_root().join("benchmark/harness/cli/good/democli");
+    let profile = json!({
+        "schema_version": "1.0",
+        "tool": "democli",
+        "command": [democli],
+        "timeout_seconds": 5,
+        "manifest": ["manifest"],
+        "probes": [{ "name": "unknown flag", "argv": ["deployments", "list", "--nope"], "kind": "invalid" }],
+    });
+    std::fs::write(&path, profile.to_string()).expect("profile written");
+    let run = conform([
+        "run".as_ref(),
+        path.as_os_str(),
+        "--only".as_ref(),
+        "manifest_valid,profile_consistency".as_ref(),
+    ]);
+    assert_eq!(run.status("manifest_valid"), "pass", "{:#}", run.envelope);
+    let check = run.check("profile_consistency");
+    assert_eq!(check["status"], "skip", "{check:#}");
+    assert_eq!(check["runs_checked"], 0);
+    assert_eq!(
+        check["skipped_reason"],
+        "the profile has no read, destructive or stream probe to compare with the manifest"
+    );
+}
