@@ -310,7 +310,7 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> &str {
 mod tests {
     use super::*;
     use crate::exec::{Exit, RunRecord, StdinMode};
-    use crate::plan::{PlannedRun, RunRole};
+    use crate::plan::{PlannedRun, RunKind, RunRole};
     use std::sync::Mutex;
     use std::time::Duration;
 
@@ -366,7 +366,7 @@ mod tests {
     fn planned(label: &str, after: Vec<RunIndex>, gate: Option<RunIndex>) -> PlannedRun {
         PlannedRun {
             label: label.to_string(),
-            role: RunRole::Help,
+            role: RunRole::command(RunKind::Help),
             spec: RunSpec {
                 program: label.into(),
                 args: vec![],

@@ -6,9 +6,9 @@
 use std::fmt::Write as _;
 
 use super::evidence::quoted;
-use super::{CheckId, CheckSpec, Context, Judged, Outcome, Variant};
+use super::{CheckId, CheckSpec, Context, Judged, Outcome};
 use crate::exec::{SandboxReport, EDITOR_VARS, OPENERS, PAGER_VARS};
-use crate::plan::{KitRun, RunRole};
+use crate::plan::{KitRun, RunKind, Subject};
 use crate::profile::ProbeKind;
 
 pub(super) const PAGER_NOT_INVOKED: CheckSpec = CheckSpec {
@@ -19,7 +19,7 @@ pub(super) const PAGER_NOT_INVOKED: CheckSpec = CheckSpec {
     failure_modes: &[10],
     requirements: &["REQ-F-010", "REQ-F-046"],
     extension: true,
-    reads: &[Variant::Isolated, Variant::Terminal],
+    reads: &[RunKind::Isolated, RunKind::Terminal],
     judge: judge_pager,
 };
 
@@ -31,7 +31,7 @@ pub(super) const EDITOR_NOT_INVOKED: CheckSpec = CheckSpec {
     failure_modes: &[10, 62],
     requirements: &["REQ-F-055"],
     extension: true,
-    reads: &[Variant::Isolated],
+    reads: &[RunKind::Isolated],
     judge: judge_editor,
 };
 
@@ -43,7 +43,7 @@ pub(super) const BROWSER_NOT_LAUNCHED: CheckSpec = CheckSpec {
     failure_modes: &[10, 64],
     requirements: &["REQ-F-057"],
     extension: true,
-    reads: &[Variant::Isolated],
+    reads: &[RunKind::Isolated],
     judge: judge_browser,
 };
 
@@ -55,7 +55,7 @@ pub(super) const TTY_NO_COLOR: CheckSpec = CheckSpec {
     failure_modes: &[8],
     requirements: &["REQ-F-008"],
     extension: true,
-    reads: &[Variant::Terminal],
+    reads: &[RunKind::Terminal],
     judge: judge_tty_no_color,
 };
 
@@ -67,7 +67,7 @@ pub(super) const HELP_VERSION_PURE: CheckSpec = CheckSpec {
     failure_modes: &[3, 21, 30],
     requirements: &["REQ-F-068"],
     extension: true,
-    reads: &[Variant::KitIsolated],
+    reads: &[RunKind::KitIsolated],
     judge: judge_help_version_pure,
 };
 
@@ -79,7 +79,7 @@ pub(super) const INVALID_INPUT_NO_SIDE_EFFECTS: CheckSpec = CheckSpec {
     failure_modes: &[14, 30],
     requirements: &["REQ-F-015"],
     extension: true,
-    reads: &[Variant::Isolated],
+    reads: &[RunKind::Isolated],
     judge: judge_invalid_no_side_effects,
 };
 
@@ -87,7 +87,7 @@ pub(super) const INVALID_INPUT_NO_SIDE_EFFECTS: CheckSpec = CheckSpec {
 const SGR_CONTEXT: usize = 40;
 
 fn judge_pager(ctx: &Context<'_>) -> Outcome {
-    let runs = ctx.runs(|r| matches!(r, RunRole::Isolated { .. } | RunRole::Terminal { .. }));
+    let runs = ctx.declared_runs();
     sentinels(
         CheckId::PagerNotInvoked,
         &runs,
@@ -99,7 +99,7 @@ fn judge_pager(ctx: &Context<'_>) -> Outcome {
 }
 
 fn judge_editor(ctx: &Context<'_>) -> Outcome {
-    let runs = ctx.runs(|r| matches!(r, RunRole::Isolated { .. }));
+    let runs = ctx.declared_runs();
     sentinels(
         CheckId::EditorNotInvoked,
         &runs,
@@ -110,7 +110,7 @@ fn judge_editor(ctx: &Context<'_>) -> Outcome {
 }
 
 fn judge_browser(ctx: &Context<'_>) -> Outcome {
-    let runs = ctx.runs(|r| matches!(r, RunRole::Isolated { .. }));
+    let runs = ctx.declared_runs();
     sentinels(
         CheckId::BrowserNotLaunched,
         &runs,
@@ -181,7 +181,7 @@ fn judgeable<'r>(outcome: &mut Outcome, run: &'r Judged<'_>) -> Option<&'r Sandb
 fn judge_tty_no_color(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::TtyNoColor);
     let mut silent = 0;
-    for run in ctx.runs(|r| matches!(r, RunRole::Terminal { .. })) {
+    for run in ctx.declared_runs() {
         if run.finished() && run.record.stdout.bytes.is_empty() {
             // Nothing was written, so nothing shows whether NO_COLOR was honored.
             silent += 1;
@@ -252,7 +252,7 @@ fn visible(bytes: &[u8]) -> String {
 
 fn judge_help_version_pure(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::HelpVersionPure);
-    for run in ctx.runs(|r| matches!(r, RunRole::KitIsolated(_))) {
+    for run in ctx.declared_runs() {
         if !outcome.completed(&run) {
             continue;
         }
@@ -266,7 +266,7 @@ fn judge_help_version_pure(ctx: &Context<'_>) -> Outcome {
                 ),
             );
         }
-        if run.planned.role == RunRole::KitIsolated(KitRun::Version)
+        if run.planned.role.subject == Subject::Kit(KitRun::Version)
             && !has_version(&run.record.stdout.bytes)
         {
             outcome.fail(
@@ -316,7 +316,7 @@ fn judge_invalid_no_side_effects(ctx: &Context<'_>) -> Outcome {
             .get(probe)
             .is_some_and(|p| p.kind == ProbeKind::Invalid)
     };
-    for run in ctx.runs(|r| matches!(r, RunRole::Isolated { probe } if invalid(*probe))) {
+    for run in ctx.runs(|r| r.probe_index().is_some_and(invalid)) {
         if !outcome.completed(&run) {
             continue;
         }

@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::destructive::first_difference;
 use super::evidence::quoted;
-use super::{CheckId, CheckSpec, Context, Judged, Outcome, Variant};
-use crate::plan::{OrderRun, Placement, RunRole};
+use super::{CheckId, CheckSpec, Context, Judged, Outcome};
+use crate::plan::{OrderRun, Placement, RunKind, Subject};
 
 pub(super) const ARGUMENT_ORDER: CheckSpec = CheckSpec {
     id: CheckId::ArgumentOrder,
@@ -22,7 +22,7 @@ pub(super) const ARGUMENT_ORDER: CheckSpec = CheckSpec {
     failure_modes: &[69],
     requirements: &["REQ-F-067", "REQ-F-079"],
     extension: false,
-    reads: &[Variant::ArgumentOrder],
+    reads: &[RunKind::ArgumentOrder],
     judge,
 };
 
@@ -33,10 +33,10 @@ pub(super) fn judge(ctx: &Context<'_>) -> Outcome {
         return outcome;
     };
     let runs: BTreeMap<OrderRun, Judged<'_>> = ctx
-        .runs(|r| matches!(r, RunRole::Order(_)))
+        .declared_runs()
         .into_iter()
-        .filter_map(|run| match run.planned.role {
-            RunRole::Order(kind) => Some((kind, run)),
+        .filter_map(|run| match run.planned.role.subject {
+            Subject::Order(kind) => Some((kind, run)),
             _ => None,
         })
         .collect();

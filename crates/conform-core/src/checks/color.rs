@@ -1,8 +1,8 @@
 //! `no_color_honored`: with `NO_COLOR=1`, no ANSI escape on stdout or stderr.
 
 use super::envelope::find_ansi;
-use super::{CheckId, CheckSpec, Context, Outcome, Variant};
-use crate::plan::RunRole;
+use super::{CheckId, CheckSpec, Context, Outcome};
+use crate::plan::RunKind;
 
 pub(super) const NO_COLOR_HONORED: CheckSpec = CheckSpec {
     id: CheckId::NoColorHonored,
@@ -12,13 +12,13 @@ pub(super) const NO_COLOR_HONORED: CheckSpec = CheckSpec {
     failure_modes: &[8],
     requirements: &["REQ-F-008"],
     extension: false,
-    reads: &[Variant::NoColor],
+    reads: &[RunKind::NoColor],
     judge,
 };
 
 pub(super) fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::NoColorHonored);
-    for run in ctx.runs(|r| matches!(r, RunRole::NoColor { .. })) {
+    for run in ctx.declared_runs() {
         if !outcome.completed(&run) {
             continue;
         }

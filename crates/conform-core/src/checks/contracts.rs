@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use super::{CheckId, CheckSpec, Context, Judged, Outcome, Variant};
-use crate::plan::{RunRole, GERMAN_LOCALE};
+use super::{CheckId, CheckSpec, Context, Judged, Outcome};
+use crate::plan::{RunKind, RunRole, GERMAN_LOCALE};
 
 pub(super) const UNKNOWN_COMMAND_EXIT_2: CheckSpec = CheckSpec {
     id: CheckId::UnknownCommandExit2,
@@ -18,7 +18,7 @@ pub(super) const UNKNOWN_COMMAND_EXIT_2: CheckSpec = CheckSpec {
     failure_modes: &[14, 1],
     requirements: &["REQ-F-001", "REQ-F-002", "REQ-C-006"],
     extension: true,
-    reads: &[Variant::UnknownCommand, Variant::UnknownFlag],
+    reads: &[RunKind::UnknownCommand, RunKind::UnknownFlag],
     judge: unknown_command,
 };
 
@@ -30,7 +30,7 @@ pub(super) const LOCALE_INVARIANT: CheckSpec = CheckSpec {
     failure_modes: &[2],
     requirements: &["REQ-F-005"],
     extension: true,
-    reads: &[Variant::Closed, Variant::Locale],
+    reads: &[RunKind::Closed, RunKind::Locale],
     judge: locale,
 };
 
@@ -43,11 +43,11 @@ pub(super) const ERROR_DETAIL: CheckSpec = CheckSpec {
     requirements: &["REQ-C-013", "REQ-C-014"],
     extension: true,
     reads: &[
-        Variant::Closed,
-        Variant::UnknownCommand,
-        Variant::UnknownFlag,
-        Variant::Stream,
-        Variant::Sigterm,
+        RunKind::Closed,
+        RunKind::UnknownCommand,
+        RunKind::UnknownFlag,
+        RunKind::Stream,
+        RunKind::Sigterm,
     ],
     judge: error_detail,
 };
@@ -61,26 +61,26 @@ pub(super) const EXIT_CODES_DECLARED: CheckSpec = CheckSpec {
     requirements: &["REQ-C-001", "REQ-F-001"],
     extension: true,
     reads: &[
-        Variant::Manifest,
-        Variant::Closed,
-        Variant::Open,
-        Variant::NoColor,
-        Variant::Preview,
-        Variant::SecondPreview,
-        Variant::Stream,
-        Variant::Sigterm,
+        RunKind::Manifest,
+        RunKind::Closed,
+        RunKind::Open,
+        RunKind::NoColor,
+        RunKind::Preview,
+        RunKind::SecondPreview,
+        RunKind::Stream,
+        RunKind::Sigterm,
     ],
     judge: exit_codes_declared,
 };
 
 fn unknown_command(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::UnknownCommandExit2);
-    for run in ctx.runs(|r| matches!(r, RunRole::UnknownCommand | RunRole::UnknownFlag { .. })) {
+    for run in ctx.declared_runs() {
         if !outcome.completed(&run) {
             continue;
         }
-        let what = match run.planned.role {
-            RunRole::UnknownCommand => "a command that does not exist",
+        let what = match run.planned.role.kind {
+            RunKind::UnknownCommand => "a command that does not exist",
             _ => "a flag that does not exist",
         };
         let code = run.record.exit_code();
@@ -122,11 +122,11 @@ fn locale(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::LocaleInvariant);
     // Finished locale runs; one counts once its exit differed or its data was compared.
     let mut looked_at = 0;
-    for run in ctx.runs(|r| matches!(r, RunRole::Locale { .. })) {
-        let RunRole::Locale { probe } = run.planned.role else {
+    for run in ctx.runs_of(&[RunKind::Locale]) {
+        let Some(probe) = run.planned.role.probe_index() else {
             continue;
         };
-        let Some(baseline) = ctx.run(&RunRole::Closed { probe }) else {
+        let Some(baseline) = ctx.run(RunRole::probe(RunKind::Closed, probe)) else {
             continue;
         };
         if !baseline.finished() {
@@ -189,16 +189,7 @@ fn locale(ctx: &Context<'_>) -> Outcome {
 
 fn error_detail(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::ErrorDetail);
-    let runs = ctx.runs(|r| {
-        matches!(
-            r,
-            RunRole::Closed { .. }
-                | RunRole::UnknownCommand
-                | RunRole::UnknownFlag { .. }
-                | RunRole::Stream { .. }
-                | RunRole::Sigterm { .. }
-        )
-    });
+    let runs = ctx.declared_runs();
     let mut looked_at = 0;
     for run in runs {
         if !run.finished() {
@@ -272,26 +263,10 @@ fn exit_codes_declared(ctx: &Context<'_>) -> Outcome {
         .unwrap_or(&empty);
     let root = keys(manifest.get("exit_codes"));
     let probes = &ctx.profile.profile.probes;
-    let runs = ctx.runs(|r| {
-        matches!(
-            r,
-            RunRole::Closed { .. }
-                | RunRole::Open { .. }
-                | RunRole::NoColor { .. }
-                | RunRole::Preview { .. }
-                | RunRole::Stream { .. }
-                | RunRole::Sigterm { .. }
-        )
-    });
-    for run in runs {
-        let probe = match run.planned.role {
-            RunRole::Closed { probe }
-            | RunRole::Open { probe }
-            | RunRole::NoColor { probe }
-            | RunRole::Preview { probe, .. }
-            | RunRole::Stream { probe }
-            | RunRole::Sigterm { probe } => probe,
-            _ => continue,
+    // Every declared run made from a probe (the manifest run is read above).
+    for run in ctx.declared_runs() {
+        let Some(probe) = run.planned.role.probe_index() else {
+            continue;
         };
         // A run that hit its limit or died by a signal has no exit code to declare.
         let (true, Some(code), Some(probe)) =

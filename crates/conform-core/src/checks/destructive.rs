@@ -5,8 +5,8 @@
 
 use serde_json::Value;
 
-use super::{CheckId, CheckSpec, Context, Outcome, Variant};
-use crate::plan::RunRole;
+use super::{CheckId, CheckSpec, Context, Outcome};
+use crate::plan::{RunKind, RunRole};
 use crate::profile::ProbeKind;
 
 pub(super) const DRY_RUN_PREVIEW: CheckSpec = CheckSpec {
@@ -17,7 +17,7 @@ pub(super) const DRY_RUN_PREVIEW: CheckSpec = CheckSpec {
     failure_modes: &[23],
     requirements: &["REQ-C-004"],
     extension: false,
-    reads: &[Variant::Preview],
+    reads: &[RunKind::Preview],
     judge: |ctx| judge(ctx).preview,
 };
 
@@ -29,7 +29,7 @@ pub(super) const DESTRUCTIVE_REFUSES_UNCONFIRMED: CheckSpec = CheckSpec {
     failure_modes: &[23, 10],
     requirements: &["REQ-C-005", "REQ-O-021"],
     extension: false,
-    reads: &[Variant::Closed],
+    reads: &[RunKind::Closed],
     judge: |ctx| judge(ctx).refuses,
 };
 
@@ -41,7 +41,7 @@ pub(super) const DRY_RUN_STABLE: CheckSpec = CheckSpec {
     failure_modes: &[23],
     requirements: &["REQ-C-004"],
     extension: true,
-    reads: &[Variant::Preview, Variant::SecondPreview],
+    reads: &[RunKind::Preview, RunKind::SecondPreview],
     judge: |ctx| judge(ctx).stable,
 };
 
@@ -67,9 +67,10 @@ pub(super) fn judge(ctx: &Context<'_>) -> DestructiveOutcomes {
         return out;
     }
 
-    let refusals = ctx.runs(
-        |r| matches!(r, RunRole::Closed { probe } if probes[*probe].kind == ProbeKind::Destructive),
-    );
+    let refusals = ctx.runs(|r| {
+        r.probe_index()
+            .is_some_and(|p| probes[p].kind == ProbeKind::Destructive)
+    });
     for run in refusals {
         if !run.finished() {
             continue; // no_hang_stdin_closed reports it
@@ -92,7 +93,7 @@ pub(super) fn judge(ctx: &Context<'_>) -> DestructiveOutcomes {
         }
     }
 
-    for run in ctx.runs(|r| matches!(r, RunRole::Preview { second: false, .. })) {
+    for run in ctx.runs_of(&[RunKind::Preview]) {
         if !out.preview.completed(&run) {
             continue;
         }
@@ -116,14 +117,8 @@ pub(super) fn judge(ctx: &Context<'_>) -> DestructiveOutcomes {
         .enumerate()
         .filter(|(_, p)| p.kind == ProbeKind::Destructive)
     {
-        let first = ctx.run(&RunRole::Preview {
-            probe: index,
-            second: false,
-        });
-        let second = ctx.run(&RunRole::Preview {
-            probe: index,
-            second: true,
-        });
+        let first = ctx.run(RunRole::probe(RunKind::Preview, index));
+        let second = ctx.run(RunRole::probe(RunKind::SecondPreview, index));
         let (Some(first), Some(second)) = (first, second) else {
             continue;
         };

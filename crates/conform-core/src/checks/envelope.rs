@@ -4,9 +4,9 @@
 use serde_json::Value;
 
 use super::evidence::quoted;
-use super::{schemas, CheckId, CheckSpec, Context, Judged, Outcome, Variant};
+use super::{schemas, CheckId, CheckSpec, Context, Judged, Outcome};
 use crate::exec::Exit;
-use crate::plan::RunRole;
+use crate::plan::RunKind;
 
 pub(super) const JSON_ENVELOPE: CheckSpec = CheckSpec {
     id: CheckId::JsonEnvelope,
@@ -16,7 +16,7 @@ pub(super) const JSON_ENVELOPE: CheckSpec = CheckSpec {
     failure_modes: &[2, 3, 18],
     requirements: &["REQ-F-003", "REQ-F-004", "REQ-F-006", "REQ-C-013"],
     extension: false,
-    reads: &[Variant::Closed, Variant::Preview],
+    reads: &[RunKind::Closed, RunKind::Preview],
     judge: |ctx| judge(ctx).json,
 };
 
@@ -28,7 +28,7 @@ pub(super) const EXIT_CODE_CONTRACT: CheckSpec = CheckSpec {
     failure_modes: &[1],
     requirements: &["REQ-F-001"],
     extension: false,
-    reads: &[Variant::Closed, Variant::Preview],
+    reads: &[RunKind::Closed, RunKind::Preview],
     judge: |ctx| judge(ctx).exit_codes,
 };
 
@@ -40,7 +40,7 @@ pub(super) const STDOUT_NO_ANSI: CheckSpec = CheckSpec {
     failure_modes: &[8],
     requirements: &["REQ-F-007"],
     extension: false,
-    reads: &[Variant::Closed, Variant::Preview],
+    reads: &[RunKind::Closed, RunKind::Preview],
     judge: |ctx| judge(ctx).ansi,
 };
 
@@ -73,12 +73,7 @@ pub(super) fn judge(ctx: &Context<'_>) -> EnvelopeOutcomes {
         exit_codes: Outcome::new(CheckId::ExitCodeContract),
         ansi: Outcome::new(CheckId::StdoutNoAnsi),
     };
-    let runs = ctx.runs(|r| {
-        matches!(
-            r,
-            RunRole::Closed { .. } | RunRole::Preview { second: false, .. }
-        )
-    });
+    let runs = ctx.declared_runs();
     for run in runs {
         if !run.finished() {
             // Reported by the hang checks or dry_run_preview; not judged here.

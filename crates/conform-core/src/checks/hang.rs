@@ -1,8 +1,8 @@
 //! `no_hang_stdin_closed` and `no_hang_stdin_open`: the probes' own runs exit within
 //! the limit, with stdin at EOF and with a pipe that never delivers a byte.
 
-use super::{CheckId, CheckSpec, Context, Outcome, Variant};
-use crate::plan::RunRole;
+use super::{CheckId, CheckSpec, Context, Outcome};
+use crate::plan::RunKind;
 
 pub(super) const NO_HANG_STDIN_CLOSED: CheckSpec = CheckSpec {
     id: CheckId::NoHangStdinClosed,
@@ -12,7 +12,7 @@ pub(super) const NO_HANG_STDIN_CLOSED: CheckSpec = CheckSpec {
     failure_modes: &[10, 11],
     requirements: &["REQ-F-009", "REQ-F-010"],
     extension: false,
-    reads: &[Variant::Closed],
+    reads: &[RunKind::Closed],
     judge: judge_closed,
 };
 
@@ -24,13 +24,13 @@ pub(super) const NO_HANG_STDIN_OPEN: CheckSpec = CheckSpec {
     failure_modes: &[50, 10],
     requirements: &["REQ-F-009"],
     extension: false,
-    reads: &[Variant::Open],
+    reads: &[RunKind::Open],
     judge: judge_open,
 };
 
 pub(super) fn judge_closed(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::NoHangStdinClosed);
-    for run in ctx.runs(|r| matches!(r, RunRole::Closed { .. })) {
+    for run in ctx.declared_runs() {
         outcome.completed(&run);
     }
     outcome
@@ -38,7 +38,7 @@ pub(super) fn judge_closed(ctx: &Context<'_>) -> Outcome {
 
 pub(super) fn judge_open(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::NoHangStdinOpen);
-    for run in ctx.runs(|r| matches!(r, RunRole::Open { .. })) {
+    for run in ctx.declared_runs() {
         if !outcome.completed(&run) {
             if let Some(last) = outcome.failures.last_mut() {
                 if run.record.timed_out {

@@ -1,8 +1,8 @@
 //! `help_off_stdout`: `--help` exits 0 and keeps prose off a non-TTY stdout (empty
 //! stdout or an envelope).
 
-use super::{CheckId, CheckSpec, Context, Outcome, Variant};
-use crate::plan::RunRole;
+use super::{CheckId, CheckSpec, Context, Outcome};
+use crate::plan::{RunKind, RunRole};
 
 pub(super) const HELP_OFF_STDOUT: CheckSpec = CheckSpec {
     id: CheckId::HelpOffStdout,
@@ -12,13 +12,13 @@ pub(super) const HELP_OFF_STDOUT: CheckSpec = CheckSpec {
     failure_modes: &[3],
     requirements: &["REQ-F-048"],
     extension: false,
-    reads: &[Variant::Help],
+    reads: &[RunKind::Help],
     judge,
 };
 
 pub(super) fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::HelpOffStdout);
-    let Some(run) = ctx.run(&RunRole::Help) else {
+    let Some(run) = ctx.run(RunRole::command(RunKind::Help)) else {
         return outcome;
     };
     if !outcome.completed(&run) {

@@ -1,8 +1,8 @@
 //! `invalid_input_exit_2`: every invalid probe exits exactly 2 (REQ-F-002: 2 means
 //! "validation failed, nothing happened").
 
-use super::{CheckId, CheckSpec, Context, Outcome, Variant};
-use crate::plan::RunRole;
+use super::{CheckId, CheckSpec, Context, Outcome};
+use crate::plan::RunKind;
 use crate::profile::ProbeKind;
 
 pub(super) const INVALID_INPUT_EXIT_2: CheckSpec = CheckSpec {
@@ -13,7 +13,7 @@ pub(super) const INVALID_INPUT_EXIT_2: CheckSpec = CheckSpec {
     failure_modes: &[14, 1],
     requirements: &["REQ-F-002"],
     extension: false,
-    reads: &[Variant::Closed],
+    reads: &[RunKind::Closed],
     judge,
 };
 
@@ -24,9 +24,10 @@ pub(super) fn judge(ctx: &Context<'_>) -> Outcome {
         outcome.skip("profile declares no invalid probe");
         return outcome;
     }
-    let runs = ctx.runs(
-        |r| matches!(r, RunRole::Closed { probe } if probes[*probe].kind == ProbeKind::Invalid),
-    );
+    let runs = ctx.runs(|r| {
+        r.probe_index()
+            .is_some_and(|p| probes[p].kind == ProbeKind::Invalid)
+    });
     for run in runs {
         if !run.finished() {
             continue; // no_hang_stdin_closed reports it

@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-use super::{schemas, CheckId, CheckSpec, Context, Judged, Outcome, Variant};
-use crate::plan::RunRole;
+use super::{schemas, CheckId, CheckSpec, Context, Judged, Outcome};
+use crate::plan::{RunKind, RunRole};
 
 pub(super) const MANIFEST_VALID: CheckSpec = CheckSpec {
     id: CheckId::ManifestValid,
@@ -14,7 +14,7 @@ pub(super) const MANIFEST_VALID: CheckSpec = CheckSpec {
     failure_modes: &[52, 21],
     requirements: &["REQ-O-041"],
     extension: false,
-    reads: &[Variant::Manifest],
+    reads: &[RunKind::Manifest],
     judge: |ctx| judge(ctx).0,
 };
 
@@ -26,7 +26,7 @@ pub(super) fn judge<'c>(ctx: &'c Context<'_>) -> (Outcome, Option<&'c Value>) {
         outcome.skip("profile declares no manifest command");
         return (outcome, None);
     }
-    let Some(run) = ctx.run(&RunRole::Manifest) else {
+    let Some(run) = ctx.run(RunRole::command(RunKind::Manifest)) else {
         return (outcome, None);
     };
     if !outcome.completed(&run) {

@@ -28,7 +28,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::exec::{Exit, RunError, RunErrorKind, RunRecord};
-use crate::plan::{Plan, PlannedRun, RunIndex, RunRole};
+use crate::plan::{Plan, PlannedRun, RunIndex, RunKind, RunRole};
 use crate::profile::LoadedProfile;
 use crate::schedule::Records;
 
@@ -95,97 +95,9 @@ pub(crate) struct CheckSpec {
     pub requirements: &'static [&'static str],
     /// conform's own check, not one of the reference kit's 14.
     pub extension: bool,
-    /// The runs it judges; it sees no others.
-    pub reads: &'static [Variant],
+    /// The kinds of run it judges; it sees no others.
+    pub reads: &'static [RunKind],
     pub judge: fn(&Context<'_>) -> Outcome,
-}
-
-/// A kind of run a check reads; [`crate::plan`] turns each into runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Variant {
-    /// Each read, invalid and destructive probe with stdin closed (a destructive
-    /// probe's refusal run).
-    Closed,
-    /// The same with stdin an open pipe.
-    Open,
-    /// The same with `NO_COLOR=1`.
-    NoColor,
-    /// Each destructive probe with its `dry_run_flag`.
-    Preview,
-    /// The preview again, after the first.
-    SecondPreview,
-    /// The tool with `--help`.
-    Help,
-    /// The profile's `manifest` argv.
-    Manifest,
-    /// The argument-order placements.
-    ArgumentOrder,
-    /// Each stream probe.
-    Stream,
-    /// Each read, invalid and destructive probe in a fresh sandbox.
-    Isolated,
-    /// Each read probe on a pseudo-terminal.
-    Terminal,
-    /// `--version`, `--help` and the bare command, each in a fresh sandbox.
-    KitIsolated,
-    /// `command` + a made-up command word.
-    UnknownCommand,
-    /// The first read probe + a made-up flag.
-    UnknownFlag,
-    /// Each read probe under a German locale.
-    Locale,
-    /// Each stream probe with `signal`, SIGTERM in its place.
-    Sigterm,
-    /// Each stream probe, the kit closing stdout after the first line.
-    StdoutClosed,
-}
-
-impl Variant {
-    /// Every run on pipes that a probe, the help or manifest argv, or the argument
-    /// order makes (no terminal runs): for checks that judge runs already made.
-    pub(crate) const ON_PIPES: &'static [Variant] = &[
-        Variant::Closed,
-        Variant::Open,
-        Variant::NoColor,
-        Variant::Preview,
-        Variant::SecondPreview,
-        Variant::Help,
-        Variant::Manifest,
-        Variant::ArgumentOrder,
-        Variant::Stream,
-        Variant::UnknownCommand,
-        Variant::UnknownFlag,
-        Variant::Locale,
-        Variant::Sigterm,
-        Variant::StdoutClosed,
-        Variant::Isolated,
-        Variant::KitIsolated,
-    ];
-}
-
-impl Variant {
-    /// The variant a planned run is.
-    pub(crate) fn of(role: &RunRole) -> Variant {
-        match role {
-            RunRole::Closed { .. } => Variant::Closed,
-            RunRole::Open { .. } => Variant::Open,
-            RunRole::NoColor { .. } => Variant::NoColor,
-            RunRole::Preview { second: false, .. } => Variant::Preview,
-            RunRole::Preview { second: true, .. } => Variant::SecondPreview,
-            RunRole::Help => Variant::Help,
-            RunRole::Manifest => Variant::Manifest,
-            RunRole::Order(_) => Variant::ArgumentOrder,
-            RunRole::Stream { .. } => Variant::Stream,
-            RunRole::Isolated { .. } => Variant::Isolated,
-            RunRole::Terminal { .. } => Variant::Terminal,
-            RunRole::KitIsolated(_) => Variant::KitIsolated,
-            RunRole::UnknownCommand => Variant::UnknownCommand,
-            RunRole::UnknownFlag { .. } => Variant::UnknownFlag,
-            RunRole::Locale { .. } => Variant::Locale,
-            RunRole::Sigterm { .. } => Variant::Sigterm,
-            RunRole::StdoutClosed { .. } => Variant::StdoutClosed,
-        }
-    }
 }
 
 impl CheckId {
@@ -316,8 +228,8 @@ pub(crate) struct Context<'a> {
     /// Each run's stdout parsed and validated as an envelope, at most once: several
     /// checks read the same runs.
     envelopes: Vec<OnceCell<Result<Value, String>>>,
-    /// While a check is judged: the variants it declared, the only runs it sees.
-    reads: Cell<Option<&'static [Variant]>>,
+    /// While a check is judged: the kinds it declared, the only runs it sees.
+    reads: Cell<Option<&'static [RunKind]>>,
 }
 
 impl<'a> Context<'a> {
@@ -332,14 +244,24 @@ impl<'a> Context<'a> {
     }
 
     /// Made runs with a role matching `select`, in plan order; while a check is
-    /// judged, only of the variants it declared.
+    /// judged, only of the kinds it declared.
     pub(crate) fn runs(&self, select: impl Fn(&RunRole) -> bool) -> Vec<Judged<'a>> {
         let reads = self.reads.get();
         self.all_runs()
             .into_iter()
-            .filter(|run| reads.is_none_or(|reads| reads.contains(&Variant::of(&run.planned.role))))
+            .filter(|run| reads.is_none_or(|reads| reads.contains(&run.planned.role.kind)))
             .filter(|run| select(&run.planned.role))
             .collect()
+    }
+
+    /// Made runs of these kinds, in plan order.
+    pub(crate) fn runs_of(&self, kinds: &[RunKind]) -> Vec<Judged<'a>> {
+        self.runs(|role| kinds.contains(&role.kind))
+    }
+
+    /// Every made run of the kinds the check being judged declared.
+    pub(crate) fn declared_runs(&self) -> Vec<Judged<'a>> {
+        self.runs(|_| true)
     }
 
     /// Every made run, in plan order, whatever is being judged.
@@ -360,8 +282,8 @@ impl<'a> Context<'a> {
     }
 
     /// The one made run with exactly this role.
-    pub(crate) fn run(&self, role: &RunRole) -> Option<Judged<'a>> {
-        self.runs(|r| r == role).into_iter().next()
+    pub(crate) fn run(&self, role: RunRole) -> Option<Judged<'a>> {
+        self.runs(|r| *r == role).into_iter().next()
     }
 
     /// The run's stdout as exactly one valid ResponseEnvelope, or why it is not.
@@ -519,7 +441,7 @@ mod tests {
     }
 
     #[test]
-    fn while_a_check_is_judged_it_sees_only_the_variants_it_declared() {
+    fn while_a_check_is_judged_it_sees_only_the_kinds_it_declared() {
         let dir = std::env::temp_dir();
         let text = r#"{
             "schema_version": "1.0", "tool": "t", "command": ["sh", "-c", "exit 0", "sh"], "timeout_seconds": 5,
@@ -558,12 +480,8 @@ mod tests {
             ctx.reads.set(None);
             assert!(!seen.is_empty(), "{} sees no run", spec.name);
             for run in seen {
-                let variant = Variant::of(&run.planned.role);
-                assert!(
-                    spec.reads.contains(&variant),
-                    "{} saw {variant:?}",
-                    spec.name
-                );
+                let kind = run.planned.role.kind;
+                assert!(spec.reads.contains(&kind), "{} saw {kind:?}", spec.name);
             }
         }
         assert_eq!(ctx.runs(|_| true).len(), plan.runs.len());

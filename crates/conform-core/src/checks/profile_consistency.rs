@@ -5,8 +5,8 @@
 use serde_json::{Map, Value};
 
 use super::evidence::quoted;
-use super::{CheckId, CheckSpec, Context, Outcome, Variant};
-use crate::plan::RunRole;
+use super::{CheckId, CheckSpec, Context, Outcome};
+use crate::plan::{RunKind, RunRole};
 use crate::profile::{Probe, ProbeKind};
 
 pub(super) const PROFILE_CONSISTENCY: CheckSpec = CheckSpec {
@@ -17,7 +17,7 @@ pub(super) const PROFILE_CONSISTENCY: CheckSpec = CheckSpec {
     failure_modes: &[23, 52, 5, 76],
     requirements: &["REQ-C-002", "REQ-C-004", "REQ-O-004"],
     extension: true,
-    reads: &[Variant::Manifest],
+    reads: &[RunKind::Manifest],
     judge,
 };
 
@@ -32,7 +32,7 @@ fn judge(ctx: &Context<'_>) -> Outcome {
             return outcome;
         }
     };
-    let Some(run) = ctx.run(&RunRole::Manifest) else {
+    let Some(run) = ctx.run(RunRole::command(RunKind::Manifest)) else {
         outcome.skip("the manifest run was not made");
         return outcome;
     };

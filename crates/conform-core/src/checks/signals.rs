@@ -6,9 +6,9 @@ use serde_json::Value;
 
 use super::evidence::quoted;
 use super::stream::lines;
-use super::{evidence, CheckId, CheckSpec, Context, Judged, Outcome, Variant};
+use super::{evidence, CheckId, CheckSpec, Context, Judged, Outcome};
 use crate::exec::{Exit, KitKill, Signal, TriggerOutcome};
-use crate::plan::RunRole;
+use crate::plan::RunKind;
 use crate::profile::ProbeKind;
 
 pub(super) const PIPES_CLOSED_ON_EXIT: CheckSpec = CheckSpec {
@@ -19,7 +19,7 @@ pub(super) const PIPES_CLOSED_ON_EXIT: CheckSpec = CheckSpec {
     failure_modes: &[17],
     requirements: &["REQ-F-071", "REQ-F-030"],
     extension: true,
-    reads: Variant::ON_PIPES,
+    reads: &RunKind::ON_PIPES,
     judge: pipes_closed,
 };
 
@@ -31,7 +31,7 @@ pub(super) const SIGTERM_HANDLED: CheckSpec = CheckSpec {
     failure_modes: &[16],
     requirements: &["REQ-F-013"],
     extension: true,
-    reads: &[Variant::Sigterm],
+    reads: &[RunKind::Sigterm],
     judge: sigterm,
 };
 
@@ -43,7 +43,7 @@ pub(super) const SIGPIPE_QUIET: CheckSpec = CheckSpec {
     failure_modes: &[16],
     requirements: &["REQ-F-014"],
     extension: true,
-    reads: &[Variant::StdoutClosed],
+    reads: &[RunKind::StdoutClosed],
     judge: sigpipe,
 };
 
@@ -106,7 +106,7 @@ fn sigterm(ctx: &Context<'_>) -> Outcome {
         outcome.skip("profile declares no stream probe with signal");
         return outcome;
     }
-    for run in ctx.runs(|r| matches!(r, RunRole::Sigterm { .. })) {
+    for run in ctx.declared_runs() {
         let after_lines = run.planned.spec.trigger.map_or(0, |t| t.after_lines);
         judge_sigterm(&mut outcome, &run, after_lines);
     }
@@ -224,7 +224,7 @@ fn sigpipe(ctx: &Context<'_>) -> Outcome {
     // is judged too, the evidence saying when the close came: whether it exits
     // first is a race a quiet machine loses either way, and a verdict must not
     // depend on it.
-    for run in ctx.runs(|r| matches!(r, RunRole::StdoutClosed { .. })) {
+    for run in ctx.declared_runs() {
         judge_sigpipe(&mut outcome, &run);
     }
     outcome

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use super::{judge, CheckId, Context, Outcome, Status};
 use crate::exec::{Exit, RunRecord, SandboxReport};
-use crate::plan::{self, PlannedRun, RunOptions, RunRole};
+use crate::plan::{self, PlannedRun, RunKind, RunOptions};
 use crate::profile::{self, LoadedProfile};
 use crate::schedule::Records;
 
@@ -81,20 +81,20 @@ fn assert_passed(outcome: &Outcome, runs: usize) {
 #[test]
 fn error_detail_skips_when_no_error_envelope_was_seen() {
     // Success envelopes, prose, a stream of items: no error envelope anywhere.
-    let outcome = judged(CheckId::ErrorDetail, |run, record| match run.role {
-        RunRole::Closed { probe: 1 } => {
+    let outcome = judged(CheckId::ErrorDetail, |run, record| match run.role.kind {
+        RunKind::Closed if run.role.probe_index() == Some(1) => {
             record.exit = Exit::Code(2);
             write(record, "error: unknown flag --nope\n");
         }
-        RunRole::Stream { .. } | RunRole::Sigterm { .. } => {
+        RunKind::Stream | RunKind::Sigterm => {
             write(record, "{\"_seq\":1}\n{\"_summary\":true}\n");
         }
         _ => write(record, DATA_ENVELOPE),
     });
     assert_skipped(&outcome, "no error envelope was seen");
 
-    let outcome = judged(CheckId::ErrorDetail, |run, record| match run.role {
-        RunRole::Closed { probe: 1 } => {
+    let outcome = judged(CheckId::ErrorDetail, |run, record| match run.role.kind {
+        RunKind::Closed if run.role.probe_index() == Some(1) => {
             record.exit = Exit::Code(2);
             write(record, ERROR_ENVELOPE);
         }
@@ -116,7 +116,7 @@ fn locale_invariant_skips_when_no_baseline_gave_data_to_compare() {
     assert_passed(&outcome, 1);
     // A different exit is judged without data.
     let outcome = judged(CheckId::LocaleInvariant, |run, record| {
-        if matches!(run.role, RunRole::Locale { .. }) {
+        if run.role.kind == RunKind::Locale {
             record.exit = Exit::Code(1);
         }
     });

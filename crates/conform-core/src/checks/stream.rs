@@ -6,9 +6,9 @@
 use serde_json::Value;
 
 use super::evidence::quoted;
-use super::{schemas, CheckId, CheckSpec, Context, Judged, Outcome, Variant};
+use super::{schemas, CheckId, CheckSpec, Context, Judged, Outcome};
 use crate::exec::TriggerOutcome;
-use crate::plan::RunRole;
+use crate::plan::RunKind;
 
 pub(super) const STREAM_CONTRACT: CheckSpec = CheckSpec {
     id: CheckId::StreamContract,
@@ -18,7 +18,7 @@ pub(super) const STREAM_CONTRACT: CheckSpec = CheckSpec {
     failure_modes: &[5, 76],
     requirements: &["REQ-O-004"],
     extension: false,
-    reads: &[Variant::Stream],
+    reads: &[RunKind::Stream],
     judge: |ctx| judge(ctx).contract,
 };
 
@@ -30,7 +30,7 @@ pub(super) const STREAM_SIGINT: CheckSpec = CheckSpec {
     failure_modes: &[16],
     requirements: &["REQ-O-004", "REQ-F-069"],
     extension: false,
-    reads: &[Variant::Stream],
+    reads: &[RunKind::Stream],
     judge: |ctx| judge(ctx).sigint,
 };
 
@@ -274,8 +274,8 @@ pub(super) fn judge(ctx: &Context<'_>) -> StreamOutcomes {
         out.sigint
             .skip("profile declares no stream probe with signal");
     }
-    for run in ctx.runs(|r| matches!(r, RunRole::Stream { .. })) {
-        let RunRole::Stream { probe } = run.planned.role else {
+    for run in ctx.declared_runs() {
+        let Some(probe) = run.planned.role.probe_index() else {
             continue;
         };
         let deadline = run.planned.spec.limit.as_secs_f64();
@@ -527,7 +527,7 @@ mod tests {
         let bytes = text.into_bytes();
         let planned = PlannedRun {
             label: "stream".to_string(),
-            role: RunRole::Stream { probe: 0 },
+            role: crate::plan::RunRole::probe(RunKind::Stream, 0),
             spec: RunSpec {
                 program: "tool".into(),
                 args: vec![],

@@ -94,3 +94,15 @@ fn whole_count<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Opti
             serde::de::Error::custom(format!("expected a whole number of lines, found {value}"))
         })
 }
+
+impl Probe {
+    /// How a stream probe is interrupted: the signal its entry names, after
+    /// `after_lines` lines of stdout. Read here once; validation requires both
+    /// fields or neither.
+    pub(crate) fn interrupt(&self) -> Option<(crate::exec::Signal, u64)> {
+        let signal = match self.signal? {
+            ProbeSignal::Int => crate::exec::Signal::SIGINT,
+        };
+        Some((signal, self.after_lines?))
+    }
+}

@@ -1,0 +1,320 @@
+//! The kinds of run, declared once. A check names the kinds it reads; the planner
+//! alone turns kinds into runs; a judge sees exactly the runs of the kinds it named.
+//! A run made from a probe with nothing but its environment, stdin, output or
+//! sandbox changed is one [`Shape`] value here, with no planner code of its own.
+
+use crate::exec::{Output, Sandbox, StdinMode};
+use crate::profile::ProbeKind;
+
+/// A kind of run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum RunKind {
+    /// Each read, invalid and destructive probe with stdin closed (a destructive
+    /// probe's refusal run): the gate of the probe's other runs.
+    Closed,
+    /// The same with stdin an open pipe.
+    Open,
+    /// The same with `NO_COLOR=1`.
+    NoColor,
+    /// Each destructive probe with its `dry_run_flag`.
+    Preview,
+    /// The preview again, after the first.
+    SecondPreview,
+    /// The tool with `--help`.
+    Help,
+    /// The profile's `manifest` argv.
+    Manifest,
+    /// The argument-order placements.
+    ArgumentOrder,
+    /// Each stream probe, interrupted as its profile entry says.
+    Stream,
+    /// Each read, invalid and destructive probe in a fresh sandbox.
+    Isolated,
+    /// Each read probe on a pseudo-terminal.
+    Terminal,
+    /// `--version`, `--help` and the bare command, each in a fresh sandbox.
+    KitIsolated,
+    /// `command` + a made-up command word.
+    UnknownCommand,
+    /// The first read probe + a made-up flag.
+    UnknownFlag,
+    /// Each read probe under a German locale.
+    Locale,
+    /// Each stream probe with `signal`, SIGTERM in its place.
+    Sigterm,
+    /// Each stream probe, the kit closing stdout after the first line.
+    StdoutClosed,
+}
+
+impl RunKind {
+    /// Every kind: the planner must make each (a test holds it to that).
+    pub(crate) const ALL: [RunKind; 17] = [
+        RunKind::Closed,
+        RunKind::Open,
+        RunKind::NoColor,
+        RunKind::Preview,
+        RunKind::SecondPreview,
+        RunKind::Help,
+        RunKind::Manifest,
+        RunKind::ArgumentOrder,
+        RunKind::Stream,
+        RunKind::Isolated,
+        RunKind::Terminal,
+        RunKind::KitIsolated,
+        RunKind::UnknownCommand,
+        RunKind::UnknownFlag,
+        RunKind::Locale,
+        RunKind::Sigterm,
+        RunKind::StdoutClosed,
+    ];
+
+    /// Whether its output is on pipes (every kind but the terminal run).
+    pub(crate) const fn on_pipes(self) -> bool {
+        !matches!(self, RunKind::Terminal)
+    }
+
+    /// Every kind whose output is on pipes: for checks that judge every such run.
+    pub(crate) const ON_PIPES: [RunKind; 16] = {
+        let mut kinds = [RunKind::Closed; 16];
+        let (mut from, mut to) = (0, 0);
+        while from < RunKind::ALL.len() {
+            if RunKind::ALL[from].on_pipes() {
+                kinds[to] = RunKind::ALL[from];
+                to += 1;
+            }
+            from += 1;
+        }
+        kinds
+    };
+
+    /// The kinds that must be made for this one to be: a probe's runs are gated on
+    /// its stdin-closed run, and the second preview follows the first.
+    pub(crate) fn brings(self) -> &'static [RunKind] {
+        match self {
+            RunKind::SecondPreview => &[RunKind::Preview, RunKind::Closed],
+            RunKind::Open
+            | RunKind::NoColor
+            | RunKind::Preview
+            | RunKind::Isolated
+            | RunKind::Terminal
+            | RunKind::Locale => &[RunKind::Closed],
+            _ => &[],
+        }
+    }
+
+    /// For a kind that is a probe's stdin-closed run with some things changed, what
+    /// changes; `None` for the kinds the planner builds otherwise.
+    pub(crate) fn shape(self) -> Option<Shape> {
+        const BASE: Shape = Shape {
+            applies_to: &[ProbeKind::Read, ProbeKind::Invalid, ProbeKind::Destructive],
+            label: None,
+            stdin: StdinMode::Closed,
+            env_set: &[],
+            env_remove: &[],
+            output: Output::Pipes,
+            sandbox: None,
+        };
+        Some(match self {
+            RunKind::Closed => BASE,
+            RunKind::Open => Shape {
+                stdin: StdinMode::Open,
+                ..BASE
+            },
+            RunKind::Locale => Shape {
+                applies_to: &[ProbeKind::Read],
+                label: Some("LC_ALL=de_DE.UTF-8"),
+                env_set: &[("LC_ALL", GERMAN_LOCALE), ("LANG", GERMAN_LOCALE)],
+                ..BASE
+            },
+            RunKind::NoColor => Shape {
+                env_set: &[("NO_COLOR", "1")],
+                ..BASE
+            },
+            // A destructive probe's argv as given: without confirmation, never its
+            // preview; no display to open a window on.
+            RunKind::Isolated => Shape {
+                label: Some("isolated"),
+                env_remove: &DISPLAY_VARS,
+                sandbox: Some(Sandbox::isolated),
+                ..BASE
+            },
+            RunKind::Terminal => Shape {
+                applies_to: &[ProbeKind::Read],
+                label: Some("terminal"),
+                env_set: &[("NO_COLOR", "1")],
+                // The terminal is held open and never written: stdin "open".
+                stdin: StdinMode::Open,
+                output: TERMINAL,
+                sandbox: Some(Sandbox::pagers),
+                ..BASE
+            },
+            _ => return None,
+        })
+    }
+}
+
+/// How a kind of run differs from its probe's stdin-closed run.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shape {
+    /// The probe kinds it is made for.
+    pub applies_to: &'static [ProbeKind],
+    /// Added to the probe's name in the run's label, in parentheses.
+    pub label: Option<&'static str>,
+    pub stdin: StdinMode,
+    pub env_set: &'static [(&'static str, &'static str)],
+    pub env_remove: &'static [&'static str],
+    pub output: Output,
+    pub sandbox: Option<fn() -> Sandbox>,
+}
+
+/// The size of the terminal run's pseudo-terminal.
+pub(crate) const TERMINAL: Output = Output::Terminal { cols: 80, rows: 24 };
+
+/// Variables removed in an isolated run, so that no graphical program can open.
+pub(crate) const DISPLAY_VARS: [&str; 2] = ["DISPLAY", "WAYLAND_DISPLAY"];
+
+/// The locale `locale_invariant` runs read probes under: one whose decimal
+/// separator is a comma, whether or not the machine has it installed.
+pub(crate) const GERMAN_LOCALE: &str = "de_DE.UTF-8";
+
+/// Why a run is made: its kind, and what it was made from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RunRole {
+    pub kind: RunKind,
+    pub subject: Subject,
+}
+
+/// What a run was made from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Subject {
+    /// The probe at this index of the profile.
+    Probe(usize),
+    /// One argument-order run.
+    Order(OrderRun),
+    /// A kit-made run in a sandbox.
+    Kit(KitRun),
+    /// The profile's command itself (`--help`, the manifest, a made-up command).
+    Command,
+}
+
+impl RunRole {
+    pub(crate) fn probe(kind: RunKind, probe: usize) -> RunRole {
+        RunRole {
+            kind,
+            subject: Subject::Probe(probe),
+        }
+    }
+
+    pub(crate) fn command(kind: RunKind) -> RunRole {
+        RunRole {
+            kind,
+            subject: Subject::Command,
+        }
+    }
+
+    /// The probe the run was made from, if any.
+    pub(crate) fn probe_index(&self) -> Option<usize> {
+        match self.subject {
+            Subject::Probe(probe) => Some(probe),
+            _ => None,
+        }
+    }
+
+    /// JSON pointer of the profile entry the run comes from (`/probes/3`,
+    /// `/argument_order`, `/manifest`, `/command` for `--help`), so that reports can
+    /// point into the file.
+    pub(crate) fn pointer(&self) -> String {
+        match (self.subject, self.kind) {
+            (Subject::Probe(probe), _) => format!("/probes/{probe}"),
+            (Subject::Order(_), _) => "/argument_order".into(),
+            (_, RunKind::Manifest) => "/manifest".into(),
+            (Subject::Kit(_) | Subject::Command, _) => "/command".into(),
+        }
+    }
+}
+
+/// The runs the kit makes without a probe, in a sandbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum KitRun {
+    Version,
+    Help,
+    Bare,
+}
+
+impl KitRun {
+    pub(crate) const ALL: [KitRun; 3] = [KitRun::Version, KitRun::Help, KitRun::Bare];
+
+    /// The arguments after the profile's command.
+    pub(crate) fn argv(self) -> &'static [&'static str] {
+        match self {
+            KitRun::Version => &["--version"],
+            KitRun::Help => &["--help"],
+            KitRun::Bare => &[],
+        }
+    }
+
+    /// `--version`, `--help`, `bare`: the start of the run's label.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            KitRun::Version => "--version",
+            KitRun::Help => "--help",
+            KitRun::Bare => "bare",
+        }
+    }
+}
+
+/// The argument-order runs (G = global flag, C = command path, L = local args).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum OrderRun {
+    /// Placement of `G v` with the value (`alternate` false) or the alternate value.
+    Placement {
+        placement: Placement,
+        alternate: bool,
+    },
+    /// `G value C L G alternate_value`: must exit 2.
+    Conflict,
+    /// `C P L`.
+    LocalAfterPositional,
+    /// `C L P`.
+    LocalBeforePositional,
+    /// `C P`.
+    PositionalOnly,
+}
+
+impl OrderRun {
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            OrderRun::Placement { placement, .. } => placement.describe(),
+            OrderRun::Conflict => "conflicting",
+            OrderRun::LocalAfterPositional => "local option after the positional",
+            OrderRun::LocalBeforePositional => "local option before the positional",
+            OrderRun::PositionalOnly => "positional without the local option",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Placement {
+    /// `G v C L`
+    BeforePath,
+    /// `C G v L`
+    BetweenPathAndLocal,
+    /// `C L G v`
+    AfterLocal,
+}
+
+impl Placement {
+    pub(crate) const ALL: [Placement; 3] = [
+        Placement::BeforePath,
+        Placement::BetweenPathAndLocal,
+        Placement::AfterLocal,
+    ];
+
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Placement::BeforePath => "before the command path",
+            Placement::BetweenPathAndLocal => "between path and local option",
+            Placement::AfterLocal => "after the local option",
+        }
+    }
+}

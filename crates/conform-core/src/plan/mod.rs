@@ -1,0 +1,400 @@
+//! Planning: the runs each check needs, made once each and shared between checks.
+//!
+//! A plan is a list of runs with dependencies. A probe's stdin-closed run comes first;
+//! its other runs wait for it and are not made when it hit the limit (as in the
+//! reference kit). A second preview waits for the first (a preview that acts must be
+//! seen to change state), and argument-order runs wait for every destructive run, so
+//! that a tool that deletes without confirmation does so before the runs that compare
+//! data between placements, whatever `--jobs` is.
+//!
+//! What a kind of run is lives in [`kind`]; this module turns the kinds the selected
+//! checks read into runs: a probe's runs in `probe.rs`, the argument-order runs in
+//! `order.rs`.
+
+mod kind;
+mod order;
+mod probe;
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use crate::checks::CheckId;
+use crate::exec::{Output, RunSpec, StdinMode};
+use crate::profile::{LoadedProfile, ProbeKind};
+
+pub(crate) use kind::{KitRun, OrderRun, Placement, RunKind, RunRole, Subject, GERMAN_LOCALE};
+#[allow(unused_imports)] // init uses it once its own copy goes
+pub(crate) use probe::UNKNOWN_FLAG;
+
+/// Index of a run in [`Plan::runs`].
+pub(crate) type RunIndex = usize;
+
+/// One run to make.
+#[derive(Debug, Clone)]
+pub(crate) struct PlannedRun {
+    /// The label evidence shows (`probe` in the result).
+    pub label: String,
+    pub role: RunRole,
+    pub spec: RunSpec,
+    /// Runs that must finish first.
+    pub after: Vec<RunIndex>,
+    /// When this run hit its limit, the run is not made (the probe's closed run).
+    pub gate: Option<RunIndex>,
+}
+
+/// Every run for one profile.
+#[derive(Debug, Clone)]
+pub(crate) struct Plan {
+    pub runs: Vec<PlannedRun>,
+}
+
+/// Options that shape every run.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RunOptions {
+    pub capture_limit: usize,
+}
+
+/// The kinds of run the selected checks read, with the kinds those bring along.
+fn needs(checks: &BTreeSet<CheckId>) -> BTreeSet<RunKind> {
+    let mut kinds: BTreeSet<RunKind> = checks
+        .iter()
+        .flat_map(|check| check.spec().reads)
+        .copied()
+        .collect();
+    let brought: Vec<RunKind> = kinds.iter().flat_map(|k| k.brings()).copied().collect();
+    kinds.extend(brought);
+    kinds
+}
+
+/// Plan the runs the selected checks need.
+pub(crate) fn plan(
+    loaded: &LoadedProfile,
+    checks: &BTreeSet<CheckId>,
+    options: RunOptions,
+) -> Plan {
+    let needs = needs(checks);
+    let mut planner = Planner {
+        loaded,
+        options,
+        runs: Vec::new(),
+    };
+    let mut destructive_runs = Vec::new();
+    for (index, probe) in loaded.profile.probes.iter().enumerate() {
+        match probe.kind {
+            ProbeKind::Stream => planner.stream(index, probe, &needs),
+            _ if needs.contains(&RunKind::Closed) => {
+                let runs = planner.probe(index, probe, &needs);
+                if probe.kind == ProbeKind::Destructive {
+                    destructive_runs.extend(runs);
+                }
+            }
+            _ => {}
+        }
+    }
+    planner.unknown(&needs);
+    if needs.contains(&RunKind::Help) {
+        let spec = planner.spec(vec!["--help".into()]);
+        let role = RunRole::command(RunKind::Help);
+        planner.add("--help".into(), role, spec, vec![], None);
+    }
+    if let (true, Some(manifest)) = (needs.contains(&RunKind::Manifest), &loaded.profile.manifest) {
+        let spec = planner.spec(manifest.clone());
+        let role = RunRole::command(RunKind::Manifest);
+        planner.add("manifest".into(), role, spec, vec![], None);
+    }
+    if let (true, Some(order)) = (
+        needs.contains(&RunKind::ArgumentOrder),
+        &loaded.profile.argument_order,
+    ) {
+        planner.argument_order(order, &destructive_runs);
+    }
+    if needs.contains(&RunKind::KitIsolated) {
+        for kit in KitRun::ALL {
+            let argv = kit.argv().iter().map(|a| a.to_string()).collect();
+            let spec = planner.shaped(argv, RunKind::Isolated);
+            let label = format!("{} (isolated)", kit.name());
+            let role = RunRole {
+                kind: RunKind::KitIsolated,
+                subject: Subject::Kit(kit),
+            };
+            planner.add(label, role, spec, vec![], None);
+        }
+    }
+    Plan { runs: planner.runs }
+}
+
+/// Builds the run list. Every run starts as a stdin-closed run of the profile's
+/// command with the profile's limit; each kind of run changes what differs.
+struct Planner<'p> {
+    loaded: &'p LoadedProfile,
+    options: RunOptions,
+    runs: Vec<PlannedRun>,
+}
+
+impl Planner<'_> {
+    fn spec(&self, argv: Vec<String>) -> RunSpec {
+        let profile = &self.loaded.profile;
+        RunSpec {
+            program: self.loaded.program.clone(),
+            args: profile
+                .command
+                .iter()
+                .skip(1)
+                .cloned()
+                .chain(argv)
+                .collect(),
+            cwd: self.loaded.dir.clone(),
+            env_set: Vec::new(),
+            env_remove: Vec::new(),
+            stdin: StdinMode::Closed,
+            limit: Duration::from_secs_f64(profile.timeout_seconds),
+            capture_limit: self.options.capture_limit,
+            stream: false,
+            trigger: None,
+            output: Output::Pipes,
+            sandbox: None,
+        }
+    }
+
+    /// `argv` run as `kind`'s [`kind::Shape`] says.
+    fn shaped(&self, argv: Vec<String>, kind: RunKind) -> RunSpec {
+        let base = self.spec(argv);
+        let Some(shape) = kind.shape() else {
+            return base;
+        };
+        let owned = |pairs: &[(&str, &str)]| {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        RunSpec {
+            stdin: shape.stdin,
+            env_set: owned(shape.env_set),
+            env_remove: shape.env_remove.iter().map(|v| v.to_string()).collect(),
+            output: shape.output,
+            sandbox: shape.sandbox.map(|make| make()),
+            ..base
+        }
+    }
+
+    fn add(
+        &mut self,
+        label: String,
+        role: RunRole,
+        spec: RunSpec,
+        after: Vec<RunIndex>,
+        gate: Option<RunIndex>,
+    ) -> RunIndex {
+        self.runs.push(PlannedRun {
+            label,
+            role,
+            spec,
+            after,
+            gate,
+        });
+        self.runs.len() - 1
+    }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::{Signal, Trigger, TriggerAction};
+    use crate::profile::{parse, Locations, CONFIRMATION_FLAGS};
+
+    fn loaded(text: &str) -> LoadedProfile {
+        let dir = std::env::temp_dir();
+        let (profile, program) = parse(text, &dir).expect("valid profile");
+        LoadedProfile {
+            path: dir.join("p.json"),
+            dir,
+            profile,
+            program,
+            locations: Locations::scan(text),
+        }
+    }
+
+    const PROFILE: &str = r#"{
+        "schema_version": "1.0", "tool": "t", "command": ["sh", "-c", "exit 0", "sh"], "timeout_seconds": 5,
+        "manifest": ["manifest"],
+        "argument_order": { "command_path": ["list"], "local_args": ["--limit", "1"], "global_flag": "--format", "value": "json", "alternate_value": "plain", "positional": "p" },
+        "probes": [
+            { "name": "read", "argv": ["list"], "kind": "read" },
+            { "name": "delete", "argv": ["delete", "x"], "kind": "destructive", "dry_run_flag": "--dry-run" },
+            { "name": "watch", "argv": ["watch"], "kind": "stream", "signal": "INT", "after_lines": 2 }
+        ]
+    }"#;
+
+    fn order_role(run: OrderRun) -> RunRole {
+        RunRole {
+            kind: RunKind::ArgumentOrder,
+            subject: Subject::Order(run),
+        }
+    }
+
+    #[test]
+    fn the_planner_makes_every_kind_of_run() {
+        // A profile with every kind of probe, every check selected: a kind the
+        // planner does not know would be missing here.
+        let p = loaded(PROFILE);
+        let plan = plan(&p, &CheckId::all(), options());
+        for kind in RunKind::ALL {
+            assert!(
+                plan.runs.iter().any(|r| r.role.kind == kind),
+                "no {kind:?} run planned"
+            );
+        }
+        for kind in RunKind::ALL {
+            let reads = CheckId::all()
+                .into_iter()
+                .any(|check| check.spec().reads.contains(&kind));
+            assert!(reads, "no check reads {kind:?}");
+        }
+    }
+
+    fn options() -> RunOptions {
+        RunOptions {
+            capture_limit: 1024,
+        }
+    }
+
+    #[test]
+    fn destructive_runs_are_the_argv_as_given_or_with_the_preview_flag_never_confirmed() {
+        let p = loaded(PROFILE);
+        let plan = plan(&p, &CheckId::all(), options());
+        let prefix = ["-c", "exit 0", "sh"];
+        let destructive: Vec<&PlannedRun> = plan
+            .runs
+            .iter()
+            .filter(|r| {
+                r.role.probe_index() == Some(1)
+                    && matches!(
+                        r.role.kind,
+                        RunKind::Closed
+                            | RunKind::Open
+                            | RunKind::NoColor
+                            | RunKind::Preview
+                            | RunKind::SecondPreview
+                    )
+            })
+            .collect();
+        assert_eq!(
+            destructive.len(),
+            5,
+            "closed, open, no-color and two previews"
+        );
+        for run in &plan.runs {
+            assert!(
+                run.spec
+                    .args
+                    .iter()
+                    .all(|a| !CONFIRMATION_FLAGS.contains(&a.as_str())),
+                "{:?}",
+                run.spec.args
+            );
+            assert_eq!(
+                &run.spec.args[..3],
+                prefix,
+                "the command prefix comes first"
+            );
+        }
+        for run in destructive {
+            let tail: Vec<&str> = run.spec.args[3..].iter().map(String::as_str).collect();
+            match run.role.kind {
+                RunKind::Preview | RunKind::SecondPreview => {
+                    assert_eq!(tail, ["delete", "x", "--dry-run"])
+                }
+                _ => assert_eq!(tail, ["delete", "x"]),
+            }
+        }
+    }
+
+    #[test]
+    fn follow_up_runs_wait_for_their_gate_and_order_runs_wait_for_destructive_runs() {
+        let p = loaded(PROFILE);
+        let plan = plan(&p, &CheckId::all(), options());
+        let index = |role: RunRole| {
+            plan.runs
+                .iter()
+                .position(|r| r.role == role)
+                .expect("planned")
+        };
+        let closed = index(RunRole::probe(RunKind::Closed, 1));
+        let first = index(RunRole::probe(RunKind::Preview, 1));
+        let second = index(RunRole::probe(RunKind::SecondPreview, 1));
+        assert_eq!(plan.runs[first].gate, Some(closed));
+        assert_eq!(
+            plan.runs[second].after,
+            vec![first],
+            "the second preview sees what the first did"
+        );
+        let conflict = index(order_role(OrderRun::Conflict));
+        for destructive in [closed, first, second] {
+            assert!(plan.runs[conflict].after.contains(&destructive));
+        }
+        let stream = &plan.runs[index(RunRole::probe(RunKind::Stream, 2))];
+        assert!(stream.spec.stream);
+        assert_eq!(
+            stream.spec.trigger,
+            Some(Trigger {
+                after_lines: 2,
+                action: TriggerAction::Signal(Signal::SIGINT)
+            })
+        );
+        assert_eq!(stream.label, "watch (SIGINT after 2 lines)");
+    }
+
+    #[test]
+    fn every_run_points_at_the_profile_entry_it_comes_from() {
+        let p = loaded(PROFILE);
+        let plan = plan(&p, &CheckId::all(), options());
+        let at = |role: RunRole| {
+            let run = plan.runs.iter().find(|r| r.role == role).expect("planned");
+            let pointer = run.role.pointer();
+            let at = p.locations.locate(&pointer);
+            (pointer, at)
+        };
+        let pointed = |pointer: &str, at: (usize, usize)| (pointer.to_string(), Some(at));
+        assert_eq!(
+            at(RunRole::probe(RunKind::Closed, 1)),
+            pointed("/probes/1", (7, 13))
+        );
+        assert_eq!(
+            at(RunRole::probe(RunKind::Stream, 2)),
+            pointed("/probes/2", (8, 13))
+        );
+        assert_eq!(
+            at(RunRole::command(RunKind::Help)),
+            pointed("/command", (2, 47))
+        );
+        assert_eq!(
+            at(RunRole::command(RunKind::Manifest)),
+            pointed("/manifest", (3, 9))
+        );
+        assert_eq!(
+            at(order_role(OrderRun::Conflict)),
+            pointed("/argument_order", (4, 9))
+        );
+    }
+
+    #[test]
+    fn only_the_runs_the_selected_checks_need_are_planned() {
+        let p = loaded(PROFILE);
+        let only: BTreeSet<CheckId> = [CheckId::ManifestValid].into_iter().collect();
+        let plan = plan(&p, &only, options());
+        assert_eq!(plan.runs.len(), 1);
+        assert_eq!(plan.runs[0].role, RunRole::command(RunKind::Manifest));
+        let order: BTreeSet<CheckId> = [CheckId::ArgumentOrder].into_iter().collect();
+        // 3 placements x 2 values, the conflict, 3 positional runs.
+        assert_eq!(super::plan(&p, &order, options()).runs.len(), 10);
+    }
+}

@@ -1,0 +1,198 @@
+//! A probe's runs: a read, invalid or destructive probe's stdin-closed run and the
+//! runs gated on it, a stream probe's runs, and the kit's made-up command and flag.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use super::kind::{RunKind, RunRole};
+use super::{plural, Planner, RunIndex};
+use crate::exec::{RunSpec, Signal, Trigger, TriggerAction};
+use crate::profile::{Probe, ProbeKind};
+
+/// The command word no tool has: `unknown_command_exit_2` runs `command` + it.
+const UNKNOWN_COMMAND: &str = "conform-no-such-command";
+/// The flag no tool has, appended to the first read probe's argv.
+pub(crate) const UNKNOWN_FLAG: &str = "--conform-no-such-flag";
+
+/// The kinds made from a read, invalid or destructive probe, in the order they are
+/// planned (and reported): the stdin-closed run first, the others gated on it.
+const PROBE_KINDS: [RunKind; 8] = [
+    RunKind::Closed,
+    RunKind::Open,
+    RunKind::Locale,
+    RunKind::NoColor,
+    RunKind::Preview,
+    RunKind::SecondPreview,
+    RunKind::Isolated,
+    RunKind::Terminal,
+];
+
+/// The label of a stream probe's run as its profile entry makes it.
+fn stream_label(probe: &Probe) -> String {
+    match probe.interrupt() {
+        Some((signal, n)) => format!(
+            "{} ({} after {n} line{})",
+            probe.name,
+            signal.as_str(),
+            plural(n)
+        ),
+        None => probe.name.clone(),
+    }
+}
+
+impl Planner<'_> {
+    /// A read, invalid or destructive probe: its stdin-closed run, then the runs that
+    /// wait for it. Returns every run planned for the probe.
+    pub(super) fn probe(
+        &mut self,
+        index: usize,
+        probe: &Probe,
+        needs: &BTreeSet<RunKind>,
+    ) -> Vec<RunIndex> {
+        let mut planned: Vec<RunIndex> = Vec::new();
+        let mut closed = None;
+        let mut first_preview = None;
+        for kind in PROBE_KINDS.into_iter().filter(|kind| needs.contains(kind)) {
+            let role = RunRole::probe(kind, index);
+            // Every kind but the closed run waits for it and is gated on it.
+            let (after, gate) = match closed {
+                Some(closed) => (vec![closed], Some(closed)),
+                None => (vec![], None),
+            };
+            let run = match kind {
+                RunKind::Preview | RunKind::SecondPreview => {
+                    let Some(flag) = probe
+                        .dry_run_flag
+                        .as_ref()
+                        .filter(|_| probe.kind == ProbeKind::Destructive)
+                    else {
+                        continue;
+                    };
+                    let argv: Vec<String> =
+                        probe.argv.iter().cloned().chain([flag.clone()]).collect();
+                    let label = format!("{} {flag}", probe.name);
+                    let spec = self.spec(argv);
+                    match (kind, first_preview) {
+                        (RunKind::Preview, _) => {
+                            let run = self.add(label, role, spec, after, gate);
+                            first_preview = Some(run);
+                            run
+                        }
+                        // After the first: a preview that acts must be seen to
+                        // change state.
+                        (_, Some(first)) => self.add(
+                            format!("{label} (second preview)"),
+                            role,
+                            spec,
+                            vec![first],
+                            gate,
+                        ),
+                        (_, None) => continue,
+                    }
+                }
+                _ => {
+                    let Some(shape) = kind.shape() else {
+                        continue;
+                    };
+                    if !shape.applies_to.contains(&probe.kind) {
+                        continue;
+                    }
+                    let label = match shape.label {
+                        Some(change) => format!("{} ({change})", probe.name),
+                        None => probe.name.clone(),
+                    };
+                    let spec = self.shaped(probe.argv.clone(), kind);
+                    let run = self.add(label, role, spec, after, gate);
+                    if kind == RunKind::Closed {
+                        closed = Some(run);
+                    }
+                    run
+                }
+            };
+            planned.push(run);
+        }
+        planned
+    }
+
+    /// A stream probe's runs: as the profile says, then the variants the extension
+    /// checks read (each an independent run of the same argv and deadline).
+    pub(super) fn stream(&mut self, index: usize, probe: &Probe, needs: &BTreeSet<RunKind>) {
+        let stream_spec = |planner: &Self, trigger: Option<Trigger>| {
+            let base = planner.spec(probe.argv.clone());
+            RunSpec {
+                limit: probe
+                    .deadline_seconds
+                    .map_or(base.limit, Duration::from_secs_f64),
+                stream: true,
+                trigger,
+                ..base
+            }
+        };
+        let interrupt = probe.interrupt();
+        let signal_after = |signal| Trigger {
+            after_lines: interrupt.map_or(0, |(_, n)| n),
+            action: TriggerAction::Signal(signal),
+        };
+        if needs.contains(&RunKind::Stream) {
+            let trigger = interrupt.map(|(signal, _)| signal_after(signal));
+            let spec = stream_spec(self, trigger);
+            let role = RunRole::probe(RunKind::Stream, index);
+            self.add(stream_label(probe), role, spec, vec![], None);
+        }
+        if let (true, Some((_, n))) = (needs.contains(&RunKind::Sigterm), interrupt) {
+            let spec = stream_spec(self, Some(signal_after(Signal::SIGTERM)));
+            self.add(
+                format!("{} (SIGTERM after {n} line{})", probe.name, plural(n)),
+                RunRole::probe(RunKind::Sigterm, index),
+                spec,
+                vec![],
+                None,
+            );
+        }
+        if needs.contains(&RunKind::StdoutClosed) {
+            let close = Trigger {
+                after_lines: 1,
+                action: TriggerAction::CloseStdout,
+            };
+            let spec = stream_spec(self, Some(close));
+            self.add(
+                format!("{} (stdout closed after 1 line)", probe.name),
+                RunRole::probe(RunKind::StdoutClosed, index),
+                spec,
+                vec![],
+                None,
+            );
+        }
+    }
+
+    /// The kit-made runs with a made-up command word and a made-up flag.
+    pub(super) fn unknown(&mut self, needs: &BTreeSet<RunKind>) {
+        let profile = &self.loaded.profile;
+        if needs.contains(&RunKind::UnknownCommand) {
+            let spec = self.spec(vec![UNKNOWN_COMMAND.into()]);
+            let role = RunRole::command(RunKind::UnknownCommand);
+            self.add("unknown command".into(), role, spec, vec![], None);
+        }
+        let first_read = profile
+            .probes
+            .iter()
+            .enumerate()
+            .find(|(_, probe)| probe.kind == ProbeKind::Read);
+        if let (true, Some((index, probe))) = (needs.contains(&RunKind::UnknownFlag), first_read) {
+            let argv = probe
+                .argv
+                .iter()
+                .cloned()
+                .chain([UNKNOWN_FLAG.to_string()])
+                .collect();
+            let spec = self.spec(argv);
+            self.add(
+                format!("unknown flag on {}", probe.name),
+                RunRole::probe(RunKind::UnknownFlag, index),
+                spec,
+                vec![],
+                None,
+            );
+        }
+    }
+}
