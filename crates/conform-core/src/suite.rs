@@ -38,6 +38,7 @@ pub struct Suite {
     skip: Vec<String>,
     jobs: Option<usize>,
     cancel: Cancel,
+    adopt_orphans: bool,
 }
 
 /// Why a suite could not run: nothing was run.
@@ -108,6 +109,7 @@ impl Suite {
             skip: Vec::new(),
             jobs: None,
             cancel: Cancel::new(),
+            adopt_orphans: false,
         })
     }
 
@@ -151,6 +153,18 @@ impl Suite {
         self
     }
 
+    /// Kills what a tool leaves running: makes this process a child subreaper
+    /// (Linux), so that a process the tool starts outside its process group is
+    /// re-parented here rather than to init, and a run kills those that still hold
+    /// its output when it ends, as `conform run` does. Off by default, because a
+    /// subreaper is process-wide: it stays on after the suite, every suite in the
+    /// process then does the same, and this process adopts the orphans of whatever
+    /// else it starts (which conform leaves alone). Does nothing elsewhere.
+    pub fn adopt_orphans(mut self) -> Suite {
+        self.adopt_orphans = true;
+        self
+    }
+
     /// A handle that stops this suite's runs from another thread (their process
     /// groups are killed); [`Suite::run`] then returns a report with no verdicts.
     pub fn canceller(&self) -> Cancel {
@@ -160,6 +174,10 @@ impl Suite {
     /// Makes every run the selected checks need and judges them.
     pub fn run(&self) -> Result<SuiteReport, SuiteError> {
         let checks = self.checks()?;
+        if self.adopt_orphans {
+            // Where there are no subreapers the orphans go to init, as without it.
+            let _ = crate::exec::adopt_orphans();
+        }
         let loaded = profile::load_with(&self.path, self.program.as_deref()).map_err(|error| {
             SuiteError::InvalidProfile {
                 path: self.path.clone(),

@@ -44,7 +44,10 @@ fn main() -> ExitCode {
         }
         Command::Checks { ids, level } => command::checks(&ids, level, &out),
         Command::Manifest => command::print_envelope(cli::manifest::manifest(), &out),
-        Command::Init(args) => init(args, &out),
+        Command::Init(args) => {
+            adopt_orphans();
+            init(args, &out)
+        }
         Command::Completions { shell } => completions(shell),
         Command::Run {
             profiles,
@@ -58,6 +61,7 @@ fn main() -> ExitCode {
             no_rerun,
             reports,
         } => {
+            adopt_orphans();
             let request = RunRequest {
                 profiles,
                 only,
@@ -75,7 +79,37 @@ fn main() -> ExitCode {
             command::run(&request, &out)
         }
     };
+    report_orphans(&command::end_orphans());
     ExitCode::from(status.code() as u8)
+}
+
+/// Before the first tool starts: conform becomes the subreaper of what its tools
+/// leave behind, so that no process of a tool outlives it (it starts nothing else,
+/// so every process below it is a tool's). Where the system has no subreapers, such
+/// processes go to init as before.
+fn adopt_orphans() {
+    let _ = command::adopt_orphans();
+}
+
+/// The tools' processes killed once every run was over, which no run's evidence
+/// lists: named on stderr, where people and CI logs see them.
+fn report_orphans(killed: &[command::Orphan]) {
+    if killed.is_empty() {
+        return;
+    }
+    let named: Vec<String> = killed
+        .iter()
+        .map(|orphan| match orphan.cmdline.as_str() {
+            "" => format!("pid {}", orphan.pid),
+            cmdline => format!("pid {} ({cmdline})", orphan.pid),
+        })
+        .collect();
+    eprintln!(
+        "conform: killed {} process{} the tools left running: {}",
+        killed.len(),
+        if killed.len() == 1 { "" } else { "es" },
+        named.join(", ")
+    );
 }
 
 /// REQ-F-003: JSON when stdout is not a terminal, or under CI or NO_COLOR.

@@ -60,6 +60,10 @@ pub(crate) struct RunFacts {
     /// The processes that still held stdout or stderr when the kit gave up on it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub held_by: Vec<HolderFacts>,
+    /// The processes the tool left behind that conform then killed (the holders and
+    /// their trees), when it adopts orphans.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub orphans_killed: Vec<HolderFacts>,
     /// For a run with a trigger after N lines: whether it fired, and whether line N
     /// came only after the tool had exited.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -92,6 +96,7 @@ pub(crate) struct KitKillFacts {
     pub exit_signal: Option<String>,
 }
 
+/// A process: a pipe's holder, or an orphan conform killed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct HolderFacts {
     pub pid: i32,
@@ -168,6 +173,14 @@ impl RunFacts {
                     ..*run
                 }))
             }),
+            orphans_killed: r
+                .orphans_killed
+                .iter()
+                .map(|o| HolderFacts {
+                    pid: o.pid,
+                    cmdline: o.cmdline.clone(),
+                })
+                .collect(),
         }
     }
 }

@@ -70,10 +70,7 @@ fn pipes_closed(ctx: &Context<'_>) -> Outcome {
             .record
             .held_by
             .iter()
-            .map(|holder| match holder.cmdline.as_str() {
-                "" => format!("pid {}", holder.pid),
-                cmdline => format!("pid {} ({cmdline})", holder.pid),
-            })
+            .map(|holder| process(holder.pid, &holder.cmdline))
             .collect();
         let held = if holders.is_empty() {
             "by a process /proc does not show to the kit".to_string()
@@ -88,15 +85,37 @@ fn pipes_closed(ctx: &Context<'_>) -> Outcome {
         } else {
             "past the grace after the kit killed what was left of its process group".to_string()
         };
+        let killed: Vec<String> = run
+            .record
+            .orphans_killed
+            .iter()
+            .map(|orphan| process(orphan.pid, &orphan.cmdline))
+            .collect();
+        let after = if killed.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; conform then killed what it left running: {}",
+                killed.join(", ")
+            )
+        };
         outcome.fail(
             &run,
             format!(
-                "the tool {} but its output pipe stayed open {when}, held {held}: a process that left the group keeps a reader waiting for EOF (REQ-F-071)",
+                "the tool {} but its output pipe stayed open {when}, held {held}: a process that left the group keeps a reader waiting for EOF (REQ-F-071){after}",
                 run.describe_exit()
             ),
         );
     }
     outcome
+}
+
+/// A process as a detail names it: `pid 12 (sleep 60)`, or `pid 12`.
+fn process(pid: i32, cmdline: &str) -> String {
+    match cmdline {
+        "" => format!("pid {pid}"),
+        cmdline => format!("pid {pid} ({cmdline})"),
+    }
 }
 
 fn sigterm(ctx: &Context<'_>) -> Outcome {

@@ -23,10 +23,27 @@ use output::{elapsed_ms, emit, emit_json, finish, report_error};
 pub use self::init::init;
 pub(crate) use self::run::select;
 pub use self::run::{run, RunRequest};
-pub use crate::exec::DEFAULT_CAPTURE_LIMIT;
+pub use crate::exec::{Orphan, DEFAULT_CAPTURE_LIMIT};
 pub use crate::init::{Request as InitRequest, Source as InitSource, MAX_TIMEOUT_SECONDS};
 pub use crate::partition::Partition;
 pub use crate::render::ReportFormat;
+
+/// Makes this process the child subreaper of conform's runs (Linux): a process a
+/// tool starts outside its process group is re-parented here when its parent exits,
+/// not to init, and a run kills those that still hold its output when it ends
+/// (listed in its evidence as `orphans_killed`). Process-wide and for good: for a
+/// process that starts nothing but conform's runs, as the `conform` binary; call
+/// [`end_orphans`] once they are over. Fails where there are no subreapers.
+pub fn adopt_orphans() -> std::io::Result<()> {
+    crate::exec::adopt_orphans()
+}
+
+/// Kills every process still running below this one, the tools' orphans that no
+/// run could claim (such as a daemon whose stdio is on `/dev/null`), and reaps
+/// them; nothing unless [`adopt_orphans`] was called. Only once no run is in flight.
+pub fn end_orphans() -> Vec<Orphan> {
+    crate::exec::end_orphans()
+}
 
 /// How a command prints.
 #[derive(Debug, Clone, Copy)]

@@ -12,6 +12,7 @@ use nix::unistd::Pid;
 
 use super::capture::Pipe;
 use super::cpu;
+use super::orphans;
 use super::process::Process;
 use super::sandbox;
 use super::session::Scratch;
@@ -382,6 +383,7 @@ impl Active {
                         if !self.drain_pipes() {
                             self.record.pipe_held_open = true;
                             self.record.held_by = self.holders();
+                            self.record.orphans_killed = self.end_orphans();
                             self.stdout.abandon();
                             self.stderr.abandon();
                         }
@@ -448,6 +450,16 @@ impl Active {
         found.sort_by_key(|holder| holder.pid);
         found.dedup_by_key(|holder| holder.pid);
         found
+    }
+
+    /// Kills the holders of the pipes, which left the group, with the trees they
+    /// belong to, while the kit still has its ends open (`orphans.rs`).
+    fn end_orphans(&self) -> Vec<orphans::Orphan> {
+        let inodes: Vec<u64> = [self.stdout.inode(), self.stderr.inode()]
+            .into_iter()
+            .flatten()
+            .collect();
+        orphans::end_holders(&self.record.held_by, self.process.pid(), &inodes)
     }
 
     /// Reads both pipes to EOF where it is already there; whether both are closed.

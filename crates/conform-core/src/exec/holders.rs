@@ -50,7 +50,8 @@ fn holds(pid: u32, target: &str) -> bool {
         .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|link| link.as_os_str() == target))
 }
 
-fn cmdline(pid: u32) -> String {
+/// `/proc/PID/cmdline` with its arguments joined by spaces; empty when unreadable.
+pub(super) fn cmdline(pid: u32) -> String {
     std::fs::read(format!("/proc/{pid}/cmdline"))
         .map(|bytes| {
             bytes

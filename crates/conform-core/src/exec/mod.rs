@@ -29,11 +29,14 @@
 //! which output is still read) SIGKILL. Once the main process has exited (or been
 //! killed) the rest of the group gets SIGKILL and the pipes get 250 ms to reach EOF.
 //! A run therefore ends within its limit plus about 0.6 s, whatever the tool does.
+//! What still holds the pipes then has left the group; where conform adopts orphans
+//! it is killed too (`orphans.rs`).
 
 mod active;
 mod capture;
 mod cpu;
 mod holders;
+mod orphans;
 mod process;
 mod reactor;
 mod sandbox;
@@ -47,6 +50,8 @@ use std::time::Duration;
 
 pub(crate) use holders::PipeHolder;
 pub(crate) use nix::sys::signal::Signal;
+pub use orphans::Orphan;
+pub(crate) use orphans::{adopt as adopt_orphans, end_all as end_orphans};
 pub(crate) use reactor::Reactor;
 pub(crate) use sandbox::{Sandbox, SandboxReport, EDITOR_VARS, OPENERS, PAGER_VARS};
 pub use session::Cancel;
@@ -216,6 +221,9 @@ pub(crate) struct RunRecord {
     /// the run was made again alone and this record is the second attempt: the
     /// first is kept here, for the evidence.
     pub first_attempt: Option<Box<RunRecord>>,
+    /// The processes the tool left behind that conform then killed: the holders and
+    /// the trees they belong to, when conform adopts orphans (`orphans.rs`).
+    pub orphans_killed: Vec<Orphan>,
 }
 
 /// What became of a trigger after N lines: read by every check, never recomputed.
@@ -305,6 +313,7 @@ impl RunRecord {
             held_by: Vec::new(),
             cpu_wait: CpuWait::default(),
             first_attempt: None,
+            orphans_killed: Vec::new(),
         }
     }
 

@@ -137,8 +137,9 @@ impl Process {
     }
 }
 
+/// An fd readable once `pid` has exited; `None` where pidfds are not available.
 #[cfg(any(target_os = "linux", target_os = "android"))]
-fn pidfd_open(pid: Pid) -> Option<OwnedFd> {
+pub(super) fn pidfd_open(pid: Pid) -> Option<OwnedFd> {
     // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid.as_raw(), 0) };
     let fd = libc::c_int::try_from(fd).ok().filter(|&fd| fd >= 0)?;
@@ -147,7 +148,7 @@ fn pidfd_open(pid: Pid) -> Option<OwnedFd> {
 }
 
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
-fn pidfd_open(_: Pid) -> Option<OwnedFd> {
+pub(super) fn pidfd_open(_: Pid) -> Option<OwnedFd> {
     None
 }
 

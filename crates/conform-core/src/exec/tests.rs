@@ -829,3 +829,104 @@ fn a_waiting_tool_frees_its_job_slot_and_dies_with_its_reactor() {
         std::thread::yield_now();
     }
 }
+
+/// The pid after "held by pid " in a pipes_closed_on_exit failure detail.
+#[cfg(target_os = "linux")]
+fn held_by_pid(detail: &str) -> i32 {
+    detail
+        .split_once("held by pid ")
+        .and_then(|(_, rest)| rest.split(' ').next())
+        .and_then(|pid| pid.parse().ok())
+        .unwrap_or_else(|| panic!("no holder in {detail:?}"))
+}
+
+/// A suite on `grandchild_escaped.sh`, judging only pipes_closed_on_exit: each
+/// failure's detail (one per run).
+#[cfg(target_os = "linux")]
+fn escaped_grandchild_suite(adopt: bool) -> Vec<String> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let profile = dir.path().join("profile.json");
+    let document = serde_json::json!({
+        "schema_version": "1.0",
+        "tool": "grandchild",
+        "command": [fixture("grandchild_escaped.sh")],
+        "timeout_seconds": 5,
+        "probes": [{ "name": "probe", "argv": [], "kind": "read" }]
+    });
+    std::fs::write(&profile, document.to_string()).expect("profile written");
+    let mut suite = crate::Suite::load(&profile)
+        .expect("profile loads")
+        .only(["pipes_closed_on_exit"]);
+    if adopt {
+        suite = suite.adopt_orphans();
+    }
+    let report = suite.run().expect("suite runs");
+    assert_eq!(report.failed_checks(), ["pipes_closed_on_exit"]);
+    let result = report.result();
+    let details: Vec<String> = result["checks"]
+        .as_array()
+        .and_then(|checks| checks.iter().find(|c| c["id"] == "pipes_closed_on_exit"))
+        .and_then(|check| check["failures"].as_array())
+        .map(|failures| {
+            failures
+                .iter()
+                .filter_map(|f| f["detail"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(!details.is_empty(), "no failure in {result:#}");
+    details
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_suite_kills_what_its_tool_left_holding_its_output_only_when_it_adopts_orphans() {
+    in_own_process(
+        "a_suite_kills_what_its_tool_left_holding_its_output_only_when_it_adopts_orphans_in_its_own_process",
+        &[],
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+#[ignore = "run in a process of its own by a_suite_kills_what_its_tool_left_holding_its_output_only_when_it_adopts_orphans"]
+fn a_suite_kills_what_its_tool_left_holding_its_output_only_when_it_adopts_orphans_in_its_own_process(
+) {
+    use nix::sys::prctl::get_child_subreaper;
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+
+    let is_alive = |pid: i32| std::path::Path::new(&format!("/proc/{pid}")).exists();
+    // By default the library leaves the process as it is: the grandchildren go to
+    // init and keep running.
+    let details = escaped_grandchild_suite(false);
+    let left: Vec<i32> = details.iter().map(|d| held_by_pid(d)).collect();
+    let alive: Vec<bool> = left.iter().map(|&pid| is_alive(pid)).collect();
+    for &pid in &left {
+        let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+    }
+    assert_eq!(get_child_subreaper(), Ok(false));
+    for detail in &details {
+        assert!(!detail.contains("conform then killed"), "{detail}");
+    }
+    assert!(
+        alive.iter().all(|&a| a),
+        "{left:?} killed without the opt-in"
+    );
+
+    // Opted in: each grandchild is killed and reaped when its run ends.
+    let details = escaped_grandchild_suite(true);
+    assert_eq!(get_child_subreaper(), Ok(true));
+    for detail in &details {
+        let holder = held_by_pid(detail);
+        let alive = is_alive(holder);
+        let _ = kill(Pid::from_raw(holder), Signal::SIGKILL);
+        assert!(
+            detail.contains(&format!(
+                "conform then killed what it left running: pid {holder} (sleep 60)"
+            )),
+            "{detail}"
+        );
+        assert!(!alive, "pid {holder} outlived its run");
+    }
+}

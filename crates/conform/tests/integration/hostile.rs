@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::support::{
-    conform_reported, hostile, interrupt_conform_run, kill_printed_pid, temp_profile,
+    conform_reported, hostile, interrupt_conform_run, temp_profile, EnvRemoveAll, DEVELOPER_ENV,
 };
 
 const LIMIT: f64 = 1.0;
@@ -109,8 +109,11 @@ fn a_grandchild_holding_stdout_does_not_keep_the_kit_waiting() {
         "waited {:?} for a grandchild's pipe",
         run.elapsed
     );
-    // Do not leave the sleeping grandchild behind.
-    kill_printed_pid(failure);
+    // conform did not leave the sleeping grandchild behind.
+    assert_eq!(
+        killed_pids(failure),
+        printed.into_iter().collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -216,5 +219,159 @@ fn a_stream_whose_stdout_a_grandchild_holds_fails_like_a_hang() {
     within_limit(run.elapsed, LIMIT);
     let failure = &run.reported("stream_contract")["failures"][0];
     assert_eq!(failure["pipe_held_open"], true, "{failure:#}");
-    kill_printed_pid(failure);
+    // The grandchild (it printed nothing: its pid went to no FIFO) was killed.
+    let killed = &failure["orphans_killed"];
+    assert!(
+        killed.as_array().is_some_and(|k| k.len() == 1)
+            && killed[0]["cmdline"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("sleep")),
+        "{failure:#}"
+    );
+}
+
+/// The pids a failure's `orphans_killed` lists.
+fn killed_pids(failure: &serde_json::Value) -> Vec<i64> {
+    failure["orphans_killed"]
+        .as_array()
+        .map(|killed| killed.iter().filter_map(|k| k["pid"].as_i64()).collect())
+        .unwrap_or_default()
+}
+
+/// Live processes whose environment holds `NAME=value`: `(pid, command line)`.
+fn processes_with_env(name: &str, value: &str) -> Vec<(String, String)> {
+    let wanted = format!("{name}={value}");
+    let Ok(proc) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    proc.filter_map(Result::ok)
+        .filter(|entry| {
+            entry
+                .file_name()
+                .to_str()
+                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .filter(|entry| {
+            std::fs::read(entry.path().join("environ"))
+                .is_ok_and(|env| env.split(|&b| b == 0).any(|var| var == wanted.as_bytes()))
+        })
+        .map(|entry| {
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            (
+                entry.file_name().to_string_lossy().into_owned(),
+                String::from_utf8_lossy(&cmdline).replace('\0', " "),
+            )
+        })
+        .collect()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn no_process_a_tool_leaves_behind_outlives_conform() {
+    // Every process of this test's tool carries it, inherited from conform.
+    let marker = format!(
+        "{}-{:?}",
+        std::process::id(),
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)
+    );
+    let (_dir, profile) = temp_profile(&hostile("leaves_orphans.sh"), 5.0, read_probe());
+    let report_dir = tempfile::tempdir().expect("temp dir");
+    let report = report_dir.path().join("report.json");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_conform"))
+        .args(["run".as_ref(), profile.as_os_str()])
+        .args(["--only", "pipes_closed_on_exit", "--json-report"])
+        .arg(&report)
+        .env_remove_all(DEVELOPER_ENV)
+        .env("CONFORM_TEST_MARKER", &marker)
+        .output()
+        .expect("conform runs");
+    // conform has exited (and was reaped): nothing of the tool may be alive.
+    let alive = processes_with_env("CONFORM_TEST_MARKER", &marker);
+    for (pid, _) in &alive {
+        if let Ok(pid) = pid.parse() {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+    assert_eq!(alive, Vec::<(String, String)>::new(), "outlived conform");
+    assert_eq!(output.status.code(), Some(4));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).expect("report written")).expect("JSON");
+    let errors = crate::support::schema_errors(
+        include_str!("../../../conform-core/schemas/json-report.schema.json"),
+        &report,
+    );
+    assert_eq!(errors, Vec::<String>::new(), "{report:#}");
+    let check = &report["results"][0]["checks"]
+        .as_array()
+        .and_then(|checks| checks.iter().find(|c| c["id"] == "pipes_closed_on_exit"))
+        .cloned()
+        .unwrap_or_default();
+    let failures = check["failures"].as_array().cloned().unwrap_or_default();
+    assert!(!failures.is_empty(), "{report:#}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    for failure in &failures {
+        let printed: Vec<i64> = failure["stdout_excerpt"]
+            .as_str()
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter_map(|pid| pid.parse().ok())
+            .collect();
+        let [helper, daemon] = printed[..] else {
+            panic!("the tool printed no pids: {failure:#}");
+        };
+        // The helper held the run's pipes: killed at the run's end, with its child,
+        // and named in the evidence and the detail.
+        let killed = killed_pids(failure);
+        assert_eq!(killed.len(), 2, "{failure:#}");
+        assert!(killed.contains(&helper), "{failure:#}");
+        assert!(
+            failure["orphans_killed"]
+                .as_array()
+                .is_some_and(|k| k.iter().all(|o| o["cmdline"] == "sleep 600")),
+            "{failure:#}"
+        );
+        let detail = failure["detail"].as_str().unwrap_or_default();
+        let (_, killed_named) = detail
+            .split_once("conform then killed what it left running: ")
+            .unwrap_or_else(|| panic!("the detail names no kill: {detail}"));
+        assert!(
+            killed_named.contains(&format!("pid {helper} (sleep 600)")),
+            "{detail}"
+        );
+        // The daemon closed them: no run can claim it, so it went once the runs
+        // were over, named on stderr.
+        assert!(!killed.contains(&daemon), "{failure:#}");
+        assert!(
+            stderr.contains(&format!("pid {daemon} (sleep 600)")),
+            "{stderr}"
+        );
+    }
+    assert!(stderr.contains("conform: killed"), "{stderr}");
+}
+
+#[test]
+fn democlis_helper_holding_stdout_is_killed_after_its_run() {
+    let run = conform_reported([
+        "run",
+        "conformance/profiles/bad/helper-holds-stdout.json",
+        "--only",
+        "pipes_closed_on_exit",
+    ]);
+    assert_eq!(run.status("pipes_closed_on_exit"), "fail");
+    let failure = &run.reported("pipes_closed_on_exit")["failures"][0];
+    let killed = &failure["orphans_killed"];
+    assert_eq!(
+        killed,
+        &json!([{ "pid": failure["held_by"][0]["pid"], "cmdline": "sleep 2" }]),
+        "{failure:#}"
+    );
+    assert!(
+        run.details("pipes_closed_on_exit")
+            .contains("conform then killed what it left running: pid "),
+        "{}",
+        run.details("pipes_closed_on_exit")
+    );
 }

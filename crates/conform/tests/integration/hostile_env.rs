@@ -107,3 +107,130 @@ fn interrupting_conform_removes_its_sandboxes() {
     assert!(!home.exists(), "{home:?} removed");
     assert_eq!(entries(&tmp), Vec::<String>::new());
 }
+
+/// `conform run PROFILE --only CHECK --json-report` with exactly `env` as its
+/// environment (plus PATH); the report read back.
+fn run_in_env(profile: &Path, check: &str, env: &[(&str, &Path)]) -> serde_json::Value {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let report = dir.path().join("report.json");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_conform"));
+    command
+        .args(["run".as_ref(), profile.as_os_str()])
+        .args(["--only", check, "--json-report"])
+        .arg(&report)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let output = command.output().expect("conform runs");
+    let text = std::fs::read_to_string(&report).unwrap_or_else(|e| {
+        panic!(
+            "no report ({e}); stdout: {}; stderr: {}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    serde_json::from_str(&text).expect("the report is JSON")
+}
+
+/// The report's run labelled `probe`.
+fn run_labelled<'a>(report: &'a serde_json::Value, probe: &str) -> &'a serde_json::Value {
+    report["results"][0]["runs"]
+        .as_array()
+        .and_then(|runs| runs.iter().find(|run| run["probe"] == probe))
+        .unwrap_or_else(|| panic!("no run {probe:?} in {report:#}"))
+}
+
+#[test]
+fn an_isolated_run_keeps_the_toolchain_locations_and_a_fresh_home() {
+    let home = tempfile::tempdir().expect("home");
+    for dir in [".rustup", ".cargo", ".pyenv"] {
+        std::fs::create_dir(home.path().join(dir)).expect("mkdir");
+    }
+    let jdk = tempfile::tempdir().expect("jdk");
+    let probes = json!([{ "name": "probe", "argv": [], "kind": "read" }]);
+    let (_dir, profile) = temp_profile(&hostile("print_env.sh"), 10.0, probes);
+    let report = run_in_env(
+        &profile,
+        "help_version_pure",
+        &[("HOME", home.path()), ("JAVA_HOME", jdk.path())],
+    );
+    let run = run_labelled(&report, "--version (isolated)");
+    let printed = run["stdout_excerpt"].as_str().unwrap_or_default();
+    let has = |line: String| printed.lines().any(|l| l == line);
+    let real = |dir: &str| home.path().join(dir).display().to_string();
+    // Unset in conform's environment: set to where the tool would have found them.
+    for (name, dir) in [
+        ("RUSTUP_HOME", ".rustup"),
+        ("CARGO_HOME", ".cargo"),
+        ("PYENV_ROOT", ".pyenv"),
+    ] {
+        assert!(has(format!("{name}={}", real(dir))), "{name}: {printed}");
+        let change = format!("{name}={}", real(dir));
+        assert!(
+            run["env"]
+                .as_array()
+                .is_some_and(|env| env.contains(&change.into())),
+            "{name} is not in the run's env evidence: {run:#}"
+        );
+    }
+    // Set in conform's environment: passed through as it is.
+    assert!(
+        has(format!("JAVA_HOME={}", jdk.path().display())),
+        "{printed}"
+    );
+    // No ~/.volta, no VOLTA_HOME.
+    assert!(!printed.contains("VOLTA_HOME="), "{printed}");
+    // The tool's HOME is still a fresh one, not the real HOME.
+    let tool_home = printed
+        .lines()
+        .find_map(|line| line.strip_prefix("HOME="))
+        .unwrap_or_else(|| panic!("no HOME in {printed}"));
+    assert_ne!(Path::new(tool_home), home.path());
+    assert!(tool_home.ends_with("/home"), "{tool_home}");
+}
+
+/// rustup's `cargo` proxy, run isolated as the issue found it failing ("rustup
+/// could not choose a version"). Only where rustup is installed in its default
+/// place; elsewhere there is nothing to run.
+#[test]
+fn rustups_cargo_proxy_passes_help_version_pure_in_isolated_runs() {
+    let Some(home) = std::env::var_os("HOME").map(std::path::PathBuf::from) else {
+        return;
+    };
+    let proxy = home.join(".cargo/bin/cargo");
+    if !home.join(".rustup").is_dir() || !proxy.is_file() {
+        eprintln!("no rustup in {}: nothing to check", home.display());
+        return;
+    }
+    let probes = json!([{ "name": "version", "argv": ["--version"], "kind": "read" }]);
+    // By name through PATH: the proxy is a link to rustup that acts on the name it
+    // was called by, and a path in `command` is resolved to the link's target.
+    let (_dir, profile) = temp_profile(Path::new("cargo"), 30.0, probes);
+    let path = std::env::join_paths([
+        proxy.parent().unwrap_or(&home),
+        Path::new("/usr/bin"),
+        Path::new("/bin"),
+    ])
+    .expect("PATH");
+    // Neither RUSTUP_HOME, CARGO_HOME nor RUSTUP_TOOLCHAIN (which cargo sets for
+    // the tests it runs): the proxy finds its toolchain from HOME alone.
+    let report = run_in_env(
+        &profile,
+        "help_version_pure",
+        &[("HOME", &home), ("PATH", Path::new(&path))],
+    );
+    let check = report["results"][0]["checks"]
+        .as_array()
+        .and_then(|checks| checks.iter().find(|c| c["id"] == "help_version_pure"))
+        .unwrap_or_else(|| panic!("no help_version_pure in {report:#}"));
+    assert_eq!(check["status"], "pass", "{check:#}");
+    let version = run_labelled(&report, "--version (isolated)");
+    assert!(
+        version["stdout_excerpt"]
+            .as_str()
+            .is_some_and(|out| out.starts_with("cargo ")),
+        "{version:#}"
+    );
+}

@@ -312,17 +312,3 @@ pub fn signal_conform_run(signal: nix::sys::signal::Signal) -> Interrupted {
         tool_pid,
     }
 }
-
-/// Kills the escaped grandchild whose pid a hostile fixture printed on stdout (the
-/// run's evidence quotes it), so no test leaves it sleeping.
-pub fn kill_printed_pid(failure: &Value) {
-    if let Some(pid) = failure["stdout_excerpt"]
-        .as_str()
-        .and_then(|s| s.trim().parse::<i32>().ok())
-    {
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(pid),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-    }
-}
