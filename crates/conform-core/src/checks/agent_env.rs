@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::evidence::quoted;
-use super::{CheckId, CheckSpec, Context, Judged, Outcome};
+use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::exec::{SandboxReport, EDITOR_VARS, OPENERS, PAGER_VARS};
 use crate::plan::{KitRun, RunKind, Subject};
 use crate::profile::ProbeKind;
@@ -20,7 +20,7 @@ pub(super) const PAGER_NOT_INVOKED: CheckSpec = CheckSpec {
     requirements: &["REQ-F-010", "REQ-F-046"],
     extension: true,
     reads: &[RunKind::Isolated, RunKind::Terminal],
-    judge: judge_pager,
+    judge: Judge::Alone(judge_pager),
 };
 
 pub(super) const EDITOR_NOT_INVOKED: CheckSpec = CheckSpec {
@@ -32,7 +32,7 @@ pub(super) const EDITOR_NOT_INVOKED: CheckSpec = CheckSpec {
     requirements: &["REQ-F-055"],
     extension: true,
     reads: &[RunKind::Isolated],
-    judge: judge_editor,
+    judge: Judge::Alone(judge_editor),
 };
 
 pub(super) const BROWSER_NOT_LAUNCHED: CheckSpec = CheckSpec {
@@ -44,7 +44,7 @@ pub(super) const BROWSER_NOT_LAUNCHED: CheckSpec = CheckSpec {
     requirements: &["REQ-F-057"],
     extension: true,
     reads: &[RunKind::Isolated],
-    judge: judge_browser,
+    judge: Judge::Alone(judge_browser),
 };
 
 pub(super) const TTY_NO_COLOR: CheckSpec = CheckSpec {
@@ -56,7 +56,7 @@ pub(super) const TTY_NO_COLOR: CheckSpec = CheckSpec {
     requirements: &["REQ-F-008"],
     extension: true,
     reads: &[RunKind::Terminal],
-    judge: judge_tty_no_color,
+    judge: Judge::Alone(judge_tty_no_color),
 };
 
 pub(super) const HELP_VERSION_PURE: CheckSpec = CheckSpec {
@@ -68,7 +68,7 @@ pub(super) const HELP_VERSION_PURE: CheckSpec = CheckSpec {
     requirements: &["REQ-F-068"],
     extension: true,
     reads: &[RunKind::KitIsolated],
-    judge: judge_help_version_pure,
+    judge: Judge::Alone(judge_help_version_pure),
 };
 
 pub(super) const INVALID_INPUT_NO_SIDE_EFFECTS: CheckSpec = CheckSpec {
@@ -80,7 +80,7 @@ pub(super) const INVALID_INPUT_NO_SIDE_EFFECTS: CheckSpec = CheckSpec {
     requirements: &["REQ-F-015"],
     extension: true,
     reads: &[RunKind::Isolated],
-    judge: judge_invalid_no_side_effects,
+    judge: Judge::Alone(judge_invalid_no_side_effects),
 };
 
 /// Bytes shown after the first SGR sequence, as visible text.

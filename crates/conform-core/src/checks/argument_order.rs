@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::destructive::first_difference;
 use super::evidence::quoted;
-use super::{CheckId, CheckSpec, Context, Judged, Outcome};
+use super::support::data::first_difference;
+use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::plan::{OrderRun, Placement, RunKind, Subject};
 
 pub(super) const ARGUMENT_ORDER: CheckSpec = CheckSpec {
@@ -23,7 +23,7 @@ pub(super) const ARGUMENT_ORDER: CheckSpec = CheckSpec {
     requirements: &["REQ-F-067", "REQ-F-079"],
     extension: false,
     reads: &[RunKind::ArgumentOrder],
-    judge,
+    judge: Judge::Alone(judge),
 };
 
 pub(super) fn judge(ctx: &Context<'_>) -> Outcome {

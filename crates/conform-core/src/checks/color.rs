@@ -1,7 +1,7 @@
 //! `no_color_honored`: with `NO_COLOR=1`, no ANSI escape on stdout or stderr.
 
-use super::envelope::find_ansi;
-use super::{CheckId, CheckSpec, Context, Outcome};
+use super::support::output::find_ansi;
+use super::{CheckId, CheckSpec, Context, Judge, Outcome};
 use crate::plan::RunKind;
 
 pub(super) const NO_COLOR_HONORED: CheckSpec = CheckSpec {
@@ -13,7 +13,7 @@ pub(super) const NO_COLOR_HONORED: CheckSpec = CheckSpec {
     requirements: &["REQ-F-008"],
     extension: false,
     reads: &[RunKind::NoColor],
-    judge,
+    judge: Judge::Alone(judge),
 };
 
 pub(super) fn judge(ctx: &Context<'_>) -> Outcome {

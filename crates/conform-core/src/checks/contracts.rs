@@ -7,7 +7,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use super::{CheckId, CheckSpec, Context, Judged, Outcome};
+use super::support;
+use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::plan::{RunKind, RunRole, GERMAN_LOCALE};
 
 pub(super) const UNKNOWN_COMMAND_EXIT_2: CheckSpec = CheckSpec {
@@ -19,7 +20,7 @@ pub(super) const UNKNOWN_COMMAND_EXIT_2: CheckSpec = CheckSpec {
     requirements: &["REQ-F-001", "REQ-F-002", "REQ-C-006"],
     extension: true,
     reads: &[RunKind::UnknownCommand, RunKind::UnknownFlag],
-    judge: unknown_command,
+    judge: Judge::Alone(unknown_command),
 };
 
 pub(super) const LOCALE_INVARIANT: CheckSpec = CheckSpec {
@@ -31,7 +32,7 @@ pub(super) const LOCALE_INVARIANT: CheckSpec = CheckSpec {
     requirements: &["REQ-F-005"],
     extension: true,
     reads: &[RunKind::Closed, RunKind::Locale],
-    judge: locale,
+    judge: Judge::Alone(locale),
 };
 
 pub(super) const ERROR_DETAIL: CheckSpec = CheckSpec {
@@ -49,7 +50,7 @@ pub(super) const ERROR_DETAIL: CheckSpec = CheckSpec {
         RunKind::Stream,
         RunKind::Sigterm,
     ],
-    judge: error_detail,
+    judge: Judge::Alone(error_detail),
 };
 
 pub(super) const EXIT_CODES_DECLARED: CheckSpec = CheckSpec {
@@ -70,7 +71,7 @@ pub(super) const EXIT_CODES_DECLARED: CheckSpec = CheckSpec {
         RunKind::Stream,
         RunKind::Sigterm,
     ],
-    judge: exit_codes_declared,
+    judge: Judge::Alone(exit_codes_declared),
 };
 
 fn unknown_command(ctx: &Context<'_>) -> Outcome {
@@ -166,11 +167,11 @@ fn locale(ctx: &Context<'_>) -> Outcome {
             }
         };
         let data = |envelope: &Value| {
-            super::destructive::stable_data(envelope.get("data").cloned().unwrap_or(Value::Null))
+            support::data::stable_data(envelope.get("data").cloned().unwrap_or(Value::Null))
         };
         let (base, localized) = (data(base), data(localized));
         if base != localized {
-            let at = super::destructive::first_difference(&base, &localized, "data");
+            let at = support::data::first_difference(&base, &localized, "data");
             outcome.fail(
                 &run,
                 format!(
@@ -239,7 +240,7 @@ fn error_detail(ctx: &Context<'_>) -> Outcome {
 
 /// A stream's last non-blank line, when it is a JSON object.
 fn last_line_envelope(run: &Judged<'_>) -> Option<Value> {
-    let last = super::stream::lines(&run.record.stdout.bytes)
+    let last = support::stream_format::lines(&run.record.stdout.bytes)
         .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
         .last()?;
     serde_json::from_slice::<Value>(last)
@@ -249,7 +250,7 @@ fn last_line_envelope(run: &Judged<'_>) -> Option<Value> {
 
 fn exit_codes_declared(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::ExitCodesDeclared);
-    let manifest = match super::manifest::for_checks(ctx) {
+    let manifest = match support::manifest_view::for_checks(ctx) {
         Ok(manifest) => manifest,
         Err(reason) => {
             outcome.skip(reason);
@@ -275,7 +276,7 @@ fn exit_codes_declared(ctx: &Context<'_>) -> Outcome {
             continue;
         };
         outcome.runs_checked += 1;
-        let named = super::profile_consistency::command_of(&probe.argv, commands);
+        let named = support::manifest_view::command_of(&probe.argv, commands);
         let declared = named
             .as_ref()
             .map(|(_, entry)| keys(entry.get("exit_codes")))

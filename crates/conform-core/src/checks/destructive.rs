@@ -5,7 +5,8 @@
 
 use serde_json::Value;
 
-use super::{CheckId, CheckSpec, Context, Outcome};
+use super::support::data::{first_difference, stable_data};
+use super::{CheckId, CheckSpec, Context, Family, Judge, Outcome};
 use crate::plan::{RunKind, RunRole};
 use crate::profile::ProbeKind;
 
@@ -18,7 +19,7 @@ pub(super) const DRY_RUN_PREVIEW: CheckSpec = CheckSpec {
     requirements: &["REQ-C-004"],
     extension: false,
     reads: &[RunKind::Preview],
-    judge: |ctx| judge(ctx).preview,
+    judge: Judge::Family(&FAMILY),
 };
 
 pub(super) const DESTRUCTIVE_REFUSES_UNCONFIRMED: CheckSpec = CheckSpec {
@@ -30,7 +31,7 @@ pub(super) const DESTRUCTIVE_REFUSES_UNCONFIRMED: CheckSpec = CheckSpec {
     requirements: &["REQ-C-005", "REQ-O-021"],
     extension: false,
     reads: &[RunKind::Closed],
-    judge: |ctx| judge(ctx).refuses,
+    judge: Judge::Family(&FAMILY),
 };
 
 pub(super) const DRY_RUN_STABLE: CheckSpec = CheckSpec {
@@ -42,7 +43,16 @@ pub(super) const DRY_RUN_STABLE: CheckSpec = CheckSpec {
     requirements: &["REQ-C-004"],
     extension: true,
     reads: &[RunKind::Preview, RunKind::SecondPreview],
-    judge: |ctx| judge(ctx).stable,
+    judge: Judge::Family(&FAMILY),
+};
+
+/// The three are judged in one pass over a destructive probe's runs.
+static FAMILY: Family = Family {
+    name: "destructive",
+    judge: |ctx| {
+        let out = judge(ctx);
+        vec![out.refuses, out.preview, out.stable]
+    },
 };
 
 pub(super) struct DestructiveOutcomes {
@@ -149,66 +159,6 @@ pub(super) fn judge(ctx: &Context<'_>) -> DestructiveOutcomes {
         );
     }
     out
-}
-
-/// Keys that legitimately change between two identical previews.
-fn volatile(key: &str) -> bool {
-    key.ends_with("_at") || matches!(key, "timestamp" | "request_id" | "trace_id" | "duration_ms")
-}
-
-/// `value` without volatile keys, at any depth.
-pub(super) fn stable_data(value: Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .filter(|(k, _)| !volatile(k))
-                .map(|(k, v)| (k, stable_data(v)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.into_iter().map(stable_data).collect()),
-        other => other,
-    }
-}
-
-/// Where two JSON values first differ, as a path, for the failure detail.
-pub(super) fn first_difference(a: &Value, b: &Value, path: &str) -> String {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            for (k, v) in x {
-                match y.get(k) {
-                    Some(w) if w == v => {}
-                    Some(w) => return first_difference(v, w, &format!("{path}.{k}")),
-                    None => return format!("{path}.{k} is missing the second time"),
-                }
-            }
-            match y.keys().find(|k| !x.contains_key(*k)) {
-                Some(k) => format!("{path}.{k} appears only the second time"),
-                None => format!("{path} differs"),
-            }
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() != y.len() => {
-            format!("{path} has {} items, then {}", x.len(), y.len())
-        }
-        (Value::Array(x), Value::Array(y)) => x
-            .iter()
-            .zip(y)
-            .enumerate()
-            .find(|(_, (v, w))| v != w)
-            .map_or_else(
-                || format!("{path} differs"),
-                |(i, (v, w))| first_difference(v, w, &format!("{path}[{i}]")),
-            ),
-        _ => format!("{path} is {} then {}", short(a), short(b)),
-    }
-}
-
-fn short(v: &Value) -> String {
-    let text = v.to_string();
-    if text.chars().count() > 60 {
-        format!("{}...", text.chars().take(60).collect::<String>())
-    } else {
-        text
-    }
 }
 
 #[cfg(test)]

@@ -3,8 +3,9 @@
 
 use serde_json::Value;
 
-use super::evidence::quoted;
-use super::{schemas, CheckId, CheckSpec, Context, Judged, Outcome};
+use super::support::output::find_ansi;
+
+use super::{CheckId, CheckSpec, Context, Family, Judge, Judged, Outcome};
 use crate::exec::Exit;
 use crate::plan::RunKind;
 
@@ -17,7 +18,7 @@ pub(super) const JSON_ENVELOPE: CheckSpec = CheckSpec {
     requirements: &["REQ-F-003", "REQ-F-004", "REQ-F-006", "REQ-C-013"],
     extension: false,
     reads: &[RunKind::Closed, RunKind::Preview],
-    judge: |ctx| judge(ctx).json,
+    judge: Judge::Family(&FAMILY),
 };
 
 pub(super) const EXIT_CODE_CONTRACT: CheckSpec = CheckSpec {
@@ -29,7 +30,7 @@ pub(super) const EXIT_CODE_CONTRACT: CheckSpec = CheckSpec {
     requirements: &["REQ-F-001"],
     extension: false,
     reads: &[RunKind::Closed, RunKind::Preview],
-    judge: |ctx| judge(ctx).exit_codes,
+    judge: Judge::Family(&FAMILY),
 };
 
 pub(super) const STDOUT_NO_ANSI: CheckSpec = CheckSpec {
@@ -41,7 +42,16 @@ pub(super) const STDOUT_NO_ANSI: CheckSpec = CheckSpec {
     requirements: &["REQ-F-007"],
     extension: false,
     reads: &[RunKind::Closed, RunKind::Preview],
-    judge: |ctx| judge(ctx).ansi,
+    judge: Judge::Family(&FAMILY),
+};
+
+/// The three are judged in one pass over the same runs.
+static FAMILY: Family = Family {
+    name: "envelope",
+    judge: |ctx| {
+        let out = judge(ctx);
+        vec![out.json, out.exit_codes, out.ansi]
+    },
 };
 
 pub(super) struct EnvelopeOutcomes {
@@ -127,102 +137,6 @@ fn judge_run(out: &mut EnvelopeOutcomes, run: &Judged<'_>, parsed: &Result<Value
             run,
             format!("stdout contains an ANSI escape sequence at byte {at} although it is not a terminal; color and cursor codes corrupt JSON (REQ-F-007)"),
         );
-    }
-}
-
-/// Position of the first ANSI CSI sequence (`ESC [ params letter`), as the reference
-/// kit matches them.
-pub(super) fn find_ansi(bytes: &[u8]) -> Option<usize> {
-    let mut i = 0;
-    while i + 1 < bytes.len() {
-        if bytes[i] == 0x1b && bytes[i + 1] == b'[' {
-            let mut j = i + 2;
-            while j < bytes.len()
-                && (bytes[j].is_ascii_digit() || bytes[j] == b';' || bytes[j] == b'?')
-            {
-                j += 1;
-            }
-            if j < bytes.len() && bytes[j].is_ascii_alphabetic() {
-                return Some(i);
-            }
-        }
-        i += 1;
-    }
-    None
-}
-
-/// stdout as exactly one JSON object that validates as a ResponseEnvelope. Checks
-/// read it through [`Context::envelope`](super::Context::envelope), which parses once.
-pub(super) fn parse(run: &Judged<'_>) -> Result<Value, String> {
-    let out = &run.record.stdout;
-    if out.truncated {
-        return Err(format!(
-            "stdout exceeded the {} capture cap ({} bytes written); an envelope that large is not one an agent can read (raise --capture-limit if it is intended)",
-            human_bytes(run.planned.spec.capture_limit as u64),
-            out.total_bytes
-        ));
-    }
-    let text = match std::str::from_utf8(&out.bytes) {
-        Ok(text) => text,
-        Err(e) => {
-            return Err(format!(
-                "stdout is not valid UTF-8 (invalid byte at offset {}), so it is not JSON",
-                e.valid_up_to()
-            ))
-        }
-    };
-    let trimmed = text.trim();
-    if trimmed.is_empty() {
-        let hint = if run.record.stderr.total_bytes > 0 {
-            " (the tool wrote only to stderr)"
-        } else {
-            ""
-        };
-        return Err(format!("stdout is empty{hint}; a non-TTY stdout must carry a JSON envelope without any flag (REQ-F-003)"));
-    }
-    let document: Value = serde_json::from_str(trimmed).map_err(|e| {
-        let start: String = trimmed.chars().take(60).collect();
-        format!(
-            "stdout is not a single JSON document ({e}); it starts {}: JSON must be on by default when stdout is not a terminal (REQ-F-003)",
-            quoted(&start)
-        )
-    })?;
-    if !document.is_object() {
-        return Err(format!(
-            "stdout is JSON but not an object ({}); a ResponseEnvelope is an object",
-            kind(&document)
-        ));
-    }
-    let errors = schemas::envelope_errors(&document);
-    if !errors.is_empty() {
-        return Err(format!(
-            "stdout is not a valid ResponseEnvelope: {}",
-            schemas::summarize(&errors)
-        ));
-    }
-    Ok(document)
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-pub(super) fn human_bytes(n: u64) -> String {
-    const MIB: u64 = 1024 * 1024;
-    const KIB: u64 = 1024;
-    if n >= MIB && n % MIB == 0 {
-        format!("{} MiB", n / MIB)
-    } else if n >= KIB && n % KIB == 0 {
-        format!("{} KiB", n / KIB)
-    } else {
-        format!("{n}-byte")
     }
 }
 

@@ -1,7 +1,7 @@
 //! `no_hang_stdin_closed` and `no_hang_stdin_open`: the probes' own runs exit within
 //! the limit, with stdin at EOF and with a pipe that never delivers a byte.
 
-use super::{CheckId, CheckSpec, Context, Outcome};
+use super::{CheckId, CheckSpec, Context, Judge, Outcome};
 use crate::plan::RunKind;
 
 pub(super) const NO_HANG_STDIN_CLOSED: CheckSpec = CheckSpec {
@@ -13,7 +13,7 @@ pub(super) const NO_HANG_STDIN_CLOSED: CheckSpec = CheckSpec {
     requirements: &["REQ-F-009", "REQ-F-010"],
     extension: false,
     reads: &[RunKind::Closed],
-    judge: judge_closed,
+    judge: Judge::Alone(judge_closed),
 };
 
 pub(super) const NO_HANG_STDIN_OPEN: CheckSpec = CheckSpec {
@@ -25,7 +25,7 @@ pub(super) const NO_HANG_STDIN_OPEN: CheckSpec = CheckSpec {
     requirements: &["REQ-F-009"],
     extension: false,
     reads: &[RunKind::Open],
-    judge: judge_open,
+    judge: Judge::Alone(judge_open),
 };
 
 pub(super) fn judge_closed(ctx: &Context<'_>) -> Outcome {

@@ -1,7 +1,7 @@
 //! `help_off_stdout`: `--help` exits 0 and keeps prose off a non-TTY stdout (empty
 //! stdout or an envelope).
 
-use super::{CheckId, CheckSpec, Context, Outcome};
+use super::{CheckId, CheckSpec, Context, Judge, Outcome};
 use crate::plan::{RunKind, RunRole};
 
 pub(super) const HELP_OFF_STDOUT: CheckSpec = CheckSpec {
@@ -13,7 +13,7 @@ pub(super) const HELP_OFF_STDOUT: CheckSpec = CheckSpec {
     requirements: &["REQ-F-048"],
     extension: false,
     reads: &[RunKind::Help],
-    judge,
+    judge: Judge::Alone(judge),
 };
 
 pub(super) fn judge(ctx: &Context<'_>) -> Outcome {

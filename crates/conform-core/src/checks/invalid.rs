@@ -1,7 +1,7 @@
 //! `invalid_input_exit_2`: every invalid probe exits exactly 2 (REQ-F-002: 2 means
 //! "validation failed, nothing happened").
 
-use super::{CheckId, CheckSpec, Context, Outcome};
+use super::{CheckId, CheckSpec, Context, Judge, Outcome};
 use crate::plan::RunKind;
 use crate::profile::ProbeKind;
 
@@ -14,7 +14,7 @@ pub(super) const INVALID_INPUT_EXIT_2: CheckSpec = CheckSpec {
     requirements: &["REQ-F-002"],
     extension: false,
     reads: &[RunKind::Closed],
-    judge,
+    judge: Judge::Alone(judge),
 };
 
 pub(super) fn judge(ctx: &Context<'_>) -> Outcome {

@@ -3,7 +3,8 @@
 
 use serde_json::Value;
 
-use super::{schemas, CheckId, CheckSpec, Context, Judged, Outcome};
+use super::support::manifest_view::manifest_data;
+use super::{CheckId, CheckSpec, Context, Judge, Outcome};
 use crate::plan::{RunKind, RunRole};
 
 pub(super) const MANIFEST_VALID: CheckSpec = CheckSpec {
@@ -15,7 +16,7 @@ pub(super) const MANIFEST_VALID: CheckSpec = CheckSpec {
     requirements: &["REQ-O-041"],
     extension: false,
     reads: &[RunKind::Manifest],
-    judge: |ctx| judge(ctx).0,
+    judge: Judge::Alone(|ctx| judge(ctx).0),
 };
 
 /// Judge `manifest_valid`; also return the manifest's `data` when it is valid, for
@@ -39,37 +40,4 @@ pub(super) fn judge<'c>(ctx: &'c Context<'_>) -> (Outcome, Option<&'c Value>) {
             (outcome, None)
         }
     }
-}
-
-/// The manifest run's `data`, when the run exited 0 with a valid envelope whose data
-/// is a valid ManifestResponse.
-fn manifest_data<'c>(ctx: &'c Context<'_>, run: &Judged<'_>) -> Result<&'c Value, String> {
-    let envelope = ctx.envelope(run).as_ref().map_err(Clone::clone)?;
-    if run.record.exit_code() != Some(0) {
-        return Err(format!(
-            "the manifest command {}, expected 0",
-            run.describe_exit()
-        ));
-    }
-    let data = envelope.get("data").unwrap_or(&Value::Null);
-    let errors = schemas::manifest_errors(data);
-    if errors.is_empty() {
-        Ok(data)
-    } else {
-        Err(format!(
-            "data is not a valid ManifestResponse: {}",
-            schemas::summarize(&errors)
-        ))
-    }
-}
-
-/// The tool's manifest for the checks that read it, validated as `manifest_valid`
-/// judges it, or why those checks skip.
-pub(super) fn for_checks<'c>(ctx: &'c Context<'_>) -> Result<&'c Value, &'static str> {
-    if ctx.profile.profile.manifest.is_none() {
-        return Err("profile declares no manifest command");
-    }
-    judge(ctx)
-        .1
-        .ok_or("the tool gave no valid manifest (manifest_valid reports why)")
 }

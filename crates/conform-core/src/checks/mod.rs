@@ -19,8 +19,9 @@ pub(crate) mod evidence;
 pub(crate) mod schemas;
 #[cfg(test)]
 mod skips;
+mod support;
 
-use std::cell::{Cell, OnceCell};
+use std::cell::{OnceCell, RefCell};
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -97,7 +98,25 @@ pub(crate) struct CheckSpec {
     pub extension: bool,
     /// The kinds of run it judges; it sees no others.
     pub reads: &'static [RunKind],
-    pub judge: fn(&Context<'_>) -> Outcome,
+    pub judge: Judge,
+}
+
+/// How a check is judged.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Judge {
+    /// On its own.
+    Alone(fn(&Context<'_>) -> Outcome),
+    /// In one pass with the other checks of its family, which judge the same runs
+    /// together: the pass is made once and gives every member's outcome.
+    Family(&'static Family),
+}
+
+/// Checks judged in one pass.
+#[derive(Debug)]
+pub(crate) struct Family {
+    pub name: &'static str,
+    /// The outcome of every member, selected or not.
+    pub judge: fn(&Context<'_>) -> Vec<Outcome>,
 }
 
 impl CheckId {
@@ -228,8 +247,12 @@ pub(crate) struct Context<'a> {
     /// Each run's stdout parsed and validated as an envelope, at most once: several
     /// checks read the same runs.
     envelopes: Vec<OnceCell<Result<Value, String>>>,
-    /// While a check is judged: the kinds it declared, the only runs it sees.
-    reads: Cell<Option<&'static [RunKind]>>,
+    /// While a check (or a family) is judged: the kinds it declared, the only runs
+    /// it sees.
+    reads: RefCell<Option<Vec<RunKind>>>,
+    /// The manifest's `data` validated as a ManifestResponse, once for every check
+    /// that reads it.
+    pub(super) manifest_verdict: OnceCell<Result<(), String>>,
 }
 
 impl<'a> Context<'a> {
@@ -239,17 +262,22 @@ impl<'a> Context<'a> {
             plan,
             records,
             envelopes: vec![OnceCell::new(); records.len()],
-            reads: Cell::new(None),
+            reads: RefCell::new(None),
+            manifest_verdict: OnceCell::new(),
         }
     }
 
     /// Made runs with a role matching `select`, in plan order; while a check is
     /// judged, only of the kinds it declared.
     pub(crate) fn runs(&self, select: impl Fn(&RunRole) -> bool) -> Vec<Judged<'a>> {
-        let reads = self.reads.get();
+        let reads = self.reads.borrow();
         self.all_runs()
             .into_iter()
-            .filter(|run| reads.is_none_or(|reads| reads.contains(&run.planned.role.kind)))
+            .filter(|run| {
+                reads
+                    .as_ref()
+                    .is_none_or(|reads| reads.contains(&run.planned.role.kind))
+            })
             .filter(|run| select(&run.planned.role))
             .collect()
     }
@@ -288,7 +316,7 @@ impl<'a> Context<'a> {
 
     /// The run's stdout as exactly one valid ResponseEnvelope, or why it is not.
     pub(crate) fn envelope(&self, run: &Judged<'_>) -> &Result<Value, String> {
-        self.envelopes[run.index].get_or_init(|| envelope::parse(run))
+        self.envelopes[run.index].get_or_init(|| support::output::parse(run))
     }
 }
 
@@ -297,21 +325,45 @@ impl<'a> Context<'a> {
 /// run it did not declare finds nothing, rather than passing on runs that
 /// `--only` would not make.
 pub(crate) fn judge(ctx: &Context<'_>, selected: &BTreeSet<CheckId>) -> Vec<Outcome> {
+    let specs: Vec<&CheckSpec> = CATALOG
+        .iter()
+        .filter(|spec| selected.contains(&spec.id))
+        .collect();
+    // Each family's outcomes, from its one pass.
+    let mut families: Vec<(&str, Vec<Outcome>)> = Vec::new();
     let mut outcomes = Vec::new();
-    for spec in CATALOG.iter().filter(|spec| selected.contains(&spec.id)) {
-        ctx.reads.set(Some(spec.reads));
-        // A bug in one judge costs that check, not the others or the profile.
-        let judged = catch_unwind(AssertUnwindSafe(|| (spec.judge)(ctx)));
-        ctx.reads.set(None);
-        let mut outcome = match judged {
-            Ok(outcome) => outcome,
-            Err(payload) => {
-                let mut outcome = Outcome::new(spec.id);
-                outcome.skip(format!(
-                    "conform could not judge this check: its judge panicked ({}); this is a bug in conform, not in the tool",
-                    crate::schedule::panic_message(payload.as_ref())
-                ));
-                outcome
+    for spec in &specs {
+        let mut outcome = match spec.judge {
+            Judge::Alone(judge) => guarded(ctx, spec.reads.to_vec(), || vec![judge(ctx)])
+                .map(|mut one| one.remove(0))
+                .unwrap_or_else(|why| panicked(spec.id, &why)),
+            Judge::Family(family) => {
+                if !families.iter().any(|(name, _)| *name == family.name) {
+                    // The family sees what its selected members declared.
+                    let mut reads: Vec<RunKind> = specs
+                        .iter()
+                        .filter(|s| matches!(s.judge, Judge::Family(f) if f.name == family.name))
+                        .flat_map(|s| s.reads.iter().copied())
+                        .collect();
+                    reads.sort();
+                    reads.dedup();
+                    let judged = guarded(ctx, reads, || (family.judge)(ctx));
+                    families.push((
+                        family.name,
+                        judged.unwrap_or_else(|why| {
+                            // Every member reports the panic as its own.
+                            CATALOG.iter().map(|s| panicked(s.id, &why)).collect()
+                        }),
+                    ));
+                }
+                families
+                    .iter_mut()
+                    .find(|(name, _)| *name == family.name)
+                    .and_then(|(_, judged)| {
+                        let at = judged.iter().position(|o| o.id == spec.id)?;
+                        Some(judged.swap_remove(at))
+                    })
+                    .unwrap_or_else(|| panicked(spec.id, "its family gave no outcome for it"))
             }
         };
         if outcome.status() == Status::Pass && outcome.runs_checked == 0 {
@@ -320,6 +372,29 @@ pub(crate) fn judge(ctx: &Context<'_>, selected: &BTreeSet<CheckId>) -> Vec<Outc
         outcomes.push(outcome);
     }
     outcomes
+}
+
+/// Runs a judge seeing only `reads`; a panic in it is returned as its message, so
+/// that a bug in one judge costs its checks, not the others or the profile.
+fn guarded(
+    ctx: &Context<'_>,
+    reads: Vec<RunKind>,
+    judge: impl FnOnce() -> Vec<Outcome>,
+) -> Result<Vec<Outcome>, String> {
+    *ctx.reads.borrow_mut() = Some(reads);
+    let judged = catch_unwind(AssertUnwindSafe(judge));
+    *ctx.reads.borrow_mut() = None;
+    judged.map_err(|payload| crate::schedule::panic_message(payload.as_ref()).to_string())
+}
+
+/// The outcome of a check whose judge panicked: never a pass, never the tool's
+/// failure.
+fn panicked(id: CheckId, why: &str) -> Outcome {
+    let mut outcome = Outcome::new(id);
+    outcome.skip(format!(
+        "conform could not judge this check: its judge panicked ({why}); this is a bug in conform, not in the tool"
+    ));
+    outcome
 }
 
 /// Why a check judged no run. A check that judged nothing is never a pass: its runs
@@ -440,8 +515,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn while_a_check_is_judged_it_sees_only_the_kinds_it_declared() {
+    /// A context over every run a four-probe profile makes with every check
+    /// selected, each record as a run that made nothing.
+    fn with_full_context(test: impl FnOnce(&Context<'_>, &Plan)) {
         let dir = std::env::temp_dir();
         let text = r#"{
             "schema_version": "1.0", "tool": "t", "command": ["sh", "-c", "exit 0", "sh"], "timeout_seconds": 5,
@@ -472,18 +548,41 @@ mod tests {
             .iter()
             .map(|run| Some(RunRecord::new(&run.spec)))
             .collect();
-        let ctx = Context::new(&loaded, &plan, &records);
-        for spec in CATALOG {
-            assert!(!spec.reads.is_empty(), "{} reads nothing", spec.name);
-            ctx.reads.set(Some(spec.reads));
-            let seen = ctx.runs(|_| true);
-            ctx.reads.set(None);
-            assert!(!seen.is_empty(), "{} sees no run", spec.name);
-            for run in seen {
-                let kind = run.planned.role.kind;
-                assert!(spec.reads.contains(&kind), "{} saw {kind:?}", spec.name);
+        test(&Context::new(&loaded, &plan, &records), &plan);
+    }
+
+    #[test]
+    fn a_panicking_judge_costs_its_own_check_and_leaves_the_view_as_it_was() {
+        with_full_context(|ctx, _| {
+            let judged = guarded(ctx, vec![RunKind::Closed], || panic!("boom"));
+            assert_eq!(judged.map(|o| o.len()), Err("boom".to_string()));
+            assert!(ctx.reads.borrow().is_none(), "the view is reset");
+            let outcome = panicked(CheckId::JsonEnvelope, "boom");
+            assert_eq!(outcome.status(), Status::Skip);
+            let reason = outcome.skipped_reason.unwrap_or_default();
+            assert!(reason.contains("its judge panicked (boom)"), "{reason}");
+            assert!(
+                reason.contains("a bug in conform, not in the tool"),
+                "{reason}"
+            );
+        });
+    }
+
+    #[test]
+    fn while_a_check_is_judged_it_sees_only_the_kinds_it_declared() {
+        with_full_context(|ctx, plan| {
+            for spec in CATALOG {
+                assert!(!spec.reads.is_empty(), "{} reads nothing", spec.name);
+                *ctx.reads.borrow_mut() = Some(spec.reads.to_vec());
+                let seen = ctx.runs(|_| true);
+                *ctx.reads.borrow_mut() = None;
+                assert!(!seen.is_empty(), "{} sees no run", spec.name);
+                for run in seen {
+                    let kind = run.planned.role.kind;
+                    assert!(spec.reads.contains(&kind), "{} saw {kind:?}", spec.name);
+                }
             }
-        }
-        assert_eq!(ctx.runs(|_| true).len(), plan.runs.len());
+            assert_eq!(ctx.runs(|_| true).len(), plan.runs.len());
+        });
     }
 }

@@ -5,7 +5,8 @@
 use serde_json::{Map, Value};
 
 use super::evidence::quoted;
-use super::{CheckId, CheckSpec, Context, Outcome};
+use super::support::manifest_view;
+use super::{CheckId, CheckSpec, Context, Judge, Outcome};
 use crate::plan::{RunKind, RunRole};
 use crate::profile::{Probe, ProbeKind};
 
@@ -18,14 +19,14 @@ pub(super) const PROFILE_CONSISTENCY: CheckSpec = CheckSpec {
     requirements: &["REQ-C-002", "REQ-C-004", "REQ-O-004"],
     extension: true,
     reads: &[RunKind::Manifest],
-    judge,
+    judge: Judge::Alone(judge),
 };
 
 /// Judged on the manifest `manifest_valid` accepted (validated again: it is cheap,
 /// and keeps each check's judge standalone).
 fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::ProfileConsistency);
-    let manifest = match super::manifest::for_checks(ctx) {
+    let manifest = match manifest_view::for_checks(ctx) {
         Ok(manifest) => manifest,
         Err(reason) => {
             outcome.skip(reason);
@@ -80,23 +81,7 @@ fn named_command<'m>(
     probe: &Probe,
     commands: &'m Map<String, Value>,
 ) -> Option<(String, &'m Value)> {
-    command_of(&probe.argv, commands)
-}
-
-/// The manifest command an argv names, as [`named_command`] finds it for a probe.
-pub(super) fn command_of<'m>(
-    argv: &[String],
-    commands: &'m Map<String, Value>,
-) -> Option<(String, &'m Value)> {
-    let words: Vec<&str> = argv
-        .iter()
-        .map(String::as_str)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    (1..=words.len()).rev().find_map(|n| {
-        let path = words[..n].join(".");
-        commands.get(&path).map(|entry| (path, entry))
-    })
+    manifest_view::command_of(&probe.argv, commands)
 }
 
 fn consistent(

@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use super::evidence::quoted;
-use super::stream::lines;
-use super::{evidence, CheckId, CheckSpec, Context, Judged, Outcome};
+use super::support::stream_format::lines;
+use super::{evidence, CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::exec::{Exit, KitKill, Signal, TriggerOutcome};
 use crate::plan::RunKind;
 use crate::profile::ProbeKind;
@@ -20,7 +20,7 @@ pub(super) const PIPES_CLOSED_ON_EXIT: CheckSpec = CheckSpec {
     requirements: &["REQ-F-071", "REQ-F-030"],
     extension: true,
     reads: &RunKind::ON_PIPES,
-    judge: pipes_closed,
+    judge: Judge::Alone(pipes_closed),
 };
 
 pub(super) const SIGTERM_HANDLED: CheckSpec = CheckSpec {
@@ -32,7 +32,7 @@ pub(super) const SIGTERM_HANDLED: CheckSpec = CheckSpec {
     requirements: &["REQ-F-013"],
     extension: true,
     reads: &[RunKind::Sigterm],
-    judge: sigterm,
+    judge: Judge::Alone(sigterm),
 };
 
 pub(super) const SIGPIPE_QUIET: CheckSpec = CheckSpec {
@@ -44,7 +44,7 @@ pub(super) const SIGPIPE_QUIET: CheckSpec = CheckSpec {
     requirements: &["REQ-F-014"],
     extension: true,
     reads: &[RunKind::StdoutClosed],
-    judge: sigpipe,
+    judge: Judge::Alone(sigpipe),
 };
 
 /// What a tool must not print when its reader goes away.

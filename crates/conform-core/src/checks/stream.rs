@@ -5,8 +5,9 @@
 
 use serde_json::Value;
 
-use super::evidence::quoted;
-use super::{schemas, CheckId, CheckSpec, Context, Judged, Outcome};
+use super::support;
+use super::support::stream_format::{parse_stream, ParsedStream};
+use super::{CheckId, CheckSpec, Context, Family, Judge, Judged, Outcome};
 use crate::exec::TriggerOutcome;
 use crate::plan::RunKind;
 
@@ -19,7 +20,7 @@ pub(super) const STREAM_CONTRACT: CheckSpec = CheckSpec {
     requirements: &["REQ-O-004"],
     extension: false,
     reads: &[RunKind::Stream],
-    judge: |ctx| judge(ctx).contract,
+    judge: Judge::Family(&FAMILY),
 };
 
 pub(super) const STREAM_SIGINT: CheckSpec = CheckSpec {
@@ -31,230 +32,21 @@ pub(super) const STREAM_SIGINT: CheckSpec = CheckSpec {
     requirements: &["REQ-O-004", "REQ-F-069"],
     extension: false,
     reads: &[RunKind::Stream],
-    judge: |ctx| judge(ctx).sigint,
+    judge: Judge::Family(&FAMILY),
+};
+
+/// The two are judged in one pass over each stream run, parsed once.
+static FAMILY: Family = Family {
+    name: "stream",
+    judge: |ctx| {
+        let out = judge(ctx);
+        vec![out.contract, out.sigint]
+    },
 };
 
 pub(super) struct StreamOutcomes {
     pub contract: Outcome,
     pub sigint: Outcome,
-}
-
-/// At most this many line problems are reported per stream run.
-const REPORTED_PROBLEMS: usize = 3;
-
-/// What a JSON object line of a stream is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum LineKind {
-    Item,
-    Heartbeat,
-    Terminal,
-}
-
-/// A stream's stdout, classified line by line in one pass: only the terminal line
-/// and a few counters are kept, so judging costs time and memory linear in the
-/// stream, whatever its length.
-#[derive(Debug, Default)]
-pub(super) struct ParsedStream {
-    pub lines: usize,
-    /// The terminal line (a summary or an error envelope), if one was read.
-    terminal: Option<Value>,
-    /// The first [`REPORTED_PROBLEMS`] ways the stream breaks the line contract,
-    /// numbering included.
-    pub problems: Vec<String>,
-    /// How many problems there are in all.
-    pub problem_count: usize,
-}
-
-impl ParsedStream {
-    pub(super) fn terminal(&self) -> Option<&Value> {
-        self.terminal.as_ref()
-    }
-
-    pub(super) fn is_summary(&self) -> bool {
-        self.terminal().is_some_and(is_summary)
-    }
-
-    /// Keeps the first few problems and counts the rest: a flood of bad lines must
-    /// not cost a string each.
-    fn problem(&mut self, problem: String) {
-        if self.problems.len() < REPORTED_PROBLEMS {
-            self.problems.push(problem);
-        }
-        self.problem_count += 1;
-    }
-}
-
-fn is_summary(line: &Value) -> bool {
-    line.get("_summary") == Some(&Value::Bool(true))
-}
-
-/// Split stdout into lines as a line reader would: a final line without a newline
-/// still counts.
-pub(super) fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
-    crate::lines::split(bytes)
-}
-
-pub(super) fn parse_stream(bytes: &[u8]) -> ParsedStream {
-    let mut parsed = ParsedStream::default();
-    let mut numbering = Numbering::default();
-    // Line number of the terminal line, once read.
-    let mut terminal_at = None;
-    for (index, raw) in lines(bytes).enumerate() {
-        let number = index + 1;
-        parsed.lines = number;
-        if let Some(terminal) = terminal_at {
-            // Reported once, for the first line after it; the rest are only counted.
-            if number == terminal + 1 {
-                parsed.problem(format!(
-                    "line {number} follows the terminal line {terminal}; a stream ends with exactly one terminal line"
-                ));
-            }
-            continue;
-        }
-        let Ok(text) = std::str::from_utf8(raw) else {
-            parsed.problem(format!(
-                "line {number} is not valid UTF-8, so it is not JSON"
-            ));
-            continue;
-        };
-        if text.trim().is_empty() {
-            parsed.problem(format!(
-                "line {number} is blank; every stream line is one JSON object"
-            ));
-            continue;
-        }
-        let document: Value = match serde_json::from_str(text) {
-            Ok(document) => document,
-            Err(e) => {
-                let start: String = text.chars().take(40).collect();
-                parsed.problem(format!(
-                    "line {number} is not JSON ({e}): {}",
-                    quoted(&start)
-                ));
-                continue;
-            }
-        };
-        if !document.is_object() {
-            parsed.problem(format!("line {number} is JSON but not an object"));
-            continue;
-        }
-        let kind = if is_summary(&document) {
-            LineKind::Terminal
-        } else if document.get("ok").is_some_and(Value::is_boolean)
-            && document.get("error").is_some()
-        {
-            let errors = schemas::envelope_errors(&document);
-            if !errors.is_empty() {
-                parsed.problem(format!(
-                    "line {number} is an error envelope that does not validate: {}",
-                    schemas::summarize(&errors)
-                ));
-            } else if document.get("ok") != Some(&Value::Bool(false)) {
-                parsed.problem(format!(
-                    "line {number} has ok: true beside error; a stream's error line is an envelope with ok: false"
-                ));
-            }
-            LineKind::Terminal
-        } else if document.get("heartbeat") == Some(&Value::Bool(true)) {
-            LineKind::Heartbeat
-        } else {
-            LineKind::Item
-        };
-        numbering.line(number, kind, &document);
-        if kind == LineKind::Terminal {
-            terminal_at = Some(number);
-            parsed.terminal = Some(document);
-        }
-    }
-    if let Some(terminal) = &parsed.terminal {
-        numbering.terminal(terminal);
-    }
-    // Line problems first, then numbering, as the lines are read by a person.
-    let count = parsed.problem_count + numbering.problem_count;
-    for problem in numbering.problems {
-        parsed.problem(problem);
-    }
-    parsed.problem_count = count;
-    parsed
-}
-
-/// The `_seq` numbering rules, followed line by line: if the first item has `_seq`,
-/// every item has it, 1, 2, 3...; heartbeats and the terminal line have none; the
-/// summary's `_count` equals the items and an error terminal's `meta.items_emitted`
-/// the last `_seq`. Without `_seq` on the first item, no line carries it.
-#[derive(Default)]
-struct Numbering {
-    /// Whether the first item carries `_seq`; `None` before the first item.
-    numbered: Option<bool>,
-    items: u64,
-    /// `_seq` of the last item (0 if it has none).
-    last_seq: u64,
-    /// The first [`REPORTED_PROBLEMS`] problems, and how many in all.
-    problems: Vec<String>,
-    problem_count: usize,
-}
-
-impl Numbering {
-    fn problem(&mut self, problem: String) {
-        if self.problems.len() < REPORTED_PROBLEMS {
-            self.problems.push(problem);
-        }
-        self.problem_count += 1;
-    }
-
-    fn line(&mut self, number: usize, kind: LineKind, line: &Value) {
-        let seq = line.get("_seq");
-        if kind == LineKind::Item {
-            self.items += 1;
-            self.last_seq = seq.and_then(Value::as_u64).unwrap_or(0);
-        }
-        let numbered = match kind {
-            LineKind::Item => *self.numbered.get_or_insert(seq.is_some()),
-            _ => false,
-        };
-        if !numbered {
-            if seq.is_some() {
-                let what = match kind {
-                    LineKind::Terminal => "the terminal line",
-                    LineKind::Heartbeat => "a heartbeat line",
-                    LineKind::Item => "an item of a stream whose first item has no _seq",
-                };
-                self.problem(format!("line {number} carries _seq but is {what}"));
-            }
-            return;
-        }
-        let expected = self.items;
-        match seq.and_then(Value::as_u64) {
-            Some(s) if s == expected => {}
-            Some(s) => self.problem(format!(
-                "line {number} has _seq {s}, expected {expected}: _seq starts at 1 and rises by 1"
-            )),
-            None => self.problem(format!(
-                "line {number} has no integer _seq although the first item is numbered"
-            )),
-        }
-    }
-
-    /// What the terminal line says about a numbered stream's items.
-    fn terminal(&mut self, terminal: &Value) {
-        if self.numbered != Some(true) {
-            return;
-        }
-        let (count, last) = (self.items, self.last_seq);
-        if is_summary(terminal) {
-            match terminal.get("_count").and_then(Value::as_u64) {
-                Some(c) if c == count => {}
-                Some(c) => self.problem(format!("the summary's _count is {c} but the stream has {count} item lines")),
-                None => self.problem(format!("the summary has no _count; a numbered stream's summary counts its {count} items")),
-            }
-        } else {
-            match terminal.pointer("/meta/items_emitted").and_then(Value::as_u64) {
-                Some(n) if n == last => {}
-                Some(n) => self.problem(format!("the error line's meta.items_emitted is {n} but the last _seq is {last}")),
-                None => self.problem(format!("the error line has no meta.items_emitted; a numbered stream's error line gives the last _seq ({last})")),
-            }
-        }
-    }
 }
 
 pub(super) fn judge(ctx: &Context<'_>) -> StreamOutcomes {
@@ -301,7 +93,7 @@ fn contract(outcome: &mut Outcome, run: &Judged<'_>, parsed: &ParsedStream, dead
             format!(
                 "the stream wrote {} bytes, past the {} capture cap; the kit judged only what it kept",
                 stdout.total_bytes,
-                super::envelope::human_bytes(run.planned.spec.capture_limit as u64)
+                support::output::human_bytes(run.planned.spec.capture_limit as u64)
             ),
         );
     }
@@ -448,6 +240,7 @@ fn sigint(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checks::support::stream_format::REPORTED_PROBLEMS;
 
     fn problems(text: &str) -> Vec<String> {
         parse_stream(text.as_bytes()).problems
@@ -566,14 +359,5 @@ mod tests {
         contract(&mut outcome, &run, &parsed, 10.0);
         assert_eq!(outcome.runs_checked, 1);
         assert!(outcome.failures.is_empty());
-    }
-
-    #[test]
-    fn last_line_without_newline_counts() {
-        assert_eq!(lines(b"a\nb").collect::<Vec<_>>(), [b"a", b"b"]);
-        assert_eq!(lines(b"a\nb\n").collect::<Vec<_>>(), [b"a", b"b"]);
-        assert_eq!(lines(b"a\n\nb").collect::<Vec<_>>(), [&b"a"[..], b"", b"b"]);
-        assert_eq!(lines(b"").count(), 0);
-        assert_eq!(lines(b"\n").collect::<Vec<_>>(), [b""]);
     }
 }

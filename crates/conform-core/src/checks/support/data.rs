@@ -1,0 +1,64 @@
+//! Comparing `data` between two runs: volatile keys dropped, the first difference
+//! named by its path.
+
+use serde_json::Value;
+
+/// Keys that legitimately change between two identical previews.
+fn volatile(key: &str) -> bool {
+    key.ends_with("_at") || matches!(key, "timestamp" | "request_id" | "trace_id" | "duration_ms")
+}
+
+/// `value` without volatile keys, at any depth.
+pub(crate) fn stable_data(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .filter(|(k, _)| !volatile(k))
+                .map(|(k, v)| (k, stable_data(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(stable_data).collect()),
+        other => other,
+    }
+}
+
+/// Where two JSON values first differ, as a path, for the failure detail.
+pub(crate) fn first_difference(a: &Value, b: &Value, path: &str) -> String {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, v) in x {
+                match y.get(k) {
+                    Some(w) if w == v => {}
+                    Some(w) => return first_difference(v, w, &format!("{path}.{k}")),
+                    None => return format!("{path}.{k} is missing the second time"),
+                }
+            }
+            match y.keys().find(|k| !x.contains_key(*k)) {
+                Some(k) => format!("{path}.{k} appears only the second time"),
+                None => format!("{path} differs"),
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() != y.len() => {
+            format!("{path} has {} items, then {}", x.len(), y.len())
+        }
+        (Value::Array(x), Value::Array(y)) => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find(|(_, (v, w))| v != w)
+            .map_or_else(
+                || format!("{path} differs"),
+                |(i, (v, w))| first_difference(v, w, &format!("{path}[{i}]")),
+            ),
+        _ => format!("{path} is {} then {}", short(a), short(b)),
+    }
+}
+
+fn short(v: &Value) -> String {
+    let text = v.to_string();
+    if text.chars().count() > 60 {
+        format!("{}...", text.chars().take(60).collect::<String>())
+    } else {
+        text
+    }
+}

@@ -1,0 +1,102 @@
+//! Reading a run's output: ANSI sequences, the stdout envelope, byte sizes.
+
+use serde_json::Value;
+
+use crate::checks::evidence::quoted;
+use crate::checks::{schemas, Judged};
+
+/// Position of the first ANSI CSI sequence (`ESC [ params letter`), as the reference
+/// kit matches them.
+pub(crate) fn find_ansi(bytes: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] == 0x1b && bytes[i + 1] == b'[' {
+            let mut j = i + 2;
+            while j < bytes.len()
+                && (bytes[j].is_ascii_digit() || bytes[j] == b';' || bytes[j] == b'?')
+            {
+                j += 1;
+            }
+            if j < bytes.len() && bytes[j].is_ascii_alphabetic() {
+                return Some(i);
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// stdout as exactly one JSON object that validates as a ResponseEnvelope. Checks
+/// read it through [`Context::envelope`](super::Context::envelope), which parses once.
+pub(crate) fn parse(run: &Judged<'_>) -> Result<Value, String> {
+    let out = &run.record.stdout;
+    if out.truncated {
+        return Err(format!(
+            "stdout exceeded the {} capture cap ({} bytes written); an envelope that large is not one an agent can read (raise --capture-limit if it is intended)",
+            human_bytes(run.planned.spec.capture_limit as u64),
+            out.total_bytes
+        ));
+    }
+    let text = match std::str::from_utf8(&out.bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            return Err(format!(
+                "stdout is not valid UTF-8 (invalid byte at offset {}), so it is not JSON",
+                e.valid_up_to()
+            ))
+        }
+    };
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        let hint = if run.record.stderr.total_bytes > 0 {
+            " (the tool wrote only to stderr)"
+        } else {
+            ""
+        };
+        return Err(format!("stdout is empty{hint}; a non-TTY stdout must carry a JSON envelope without any flag (REQ-F-003)"));
+    }
+    let document: Value = serde_json::from_str(trimmed).map_err(|e| {
+        let start: String = trimmed.chars().take(60).collect();
+        format!(
+            "stdout is not a single JSON document ({e}); it starts {}: JSON must be on by default when stdout is not a terminal (REQ-F-003)",
+            quoted(&start)
+        )
+    })?;
+    if !document.is_object() {
+        return Err(format!(
+            "stdout is JSON but not an object ({}); a ResponseEnvelope is an object",
+            kind(&document)
+        ));
+    }
+    let errors = schemas::envelope_errors(&document);
+    if !errors.is_empty() {
+        return Err(format!(
+            "stdout is not a valid ResponseEnvelope: {}",
+            schemas::summarize(&errors)
+        ));
+    }
+    Ok(document)
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+pub(crate) fn human_bytes(n: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    const KIB: u64 = 1024;
+    if n >= MIB && n % MIB == 0 {
+        format!("{} MiB", n / MIB)
+    } else if n >= KIB && n % KIB == 0 {
+        format!("{} KiB", n / KIB)
+    } else {
+        format!("{n}-byte")
+    }
+}
