@@ -309,14 +309,7 @@ fn created(run: &Judged<'_>) -> Option<String> {
 
 fn judge_invalid_no_side_effects(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::InvalidInputNoSideEffects);
-    let invalid = |probe: usize| {
-        ctx.profile
-            .profile
-            .probes
-            .get(probe)
-            .is_some_and(|p| p.kind == ProbeKind::Invalid)
-    };
-    for run in ctx.runs(|r| r.probe_index().is_some_and(invalid)) {
+    for run in ctx.probe_runs(RunKind::Isolated, ProbeKind::Invalid) {
         if !outcome.completed(&run) {
             continue;
         }

@@ -77,10 +77,7 @@ pub(super) fn judge(ctx: &Context<'_>) -> DestructiveOutcomes {
         return out;
     }
 
-    let refusals = ctx.runs(|r| {
-        r.probe_index()
-            .is_some_and(|p| probes[p].kind == ProbeKind::Destructive)
-    });
+    let refusals = ctx.probe_runs(RunKind::Closed, ProbeKind::Destructive);
     for run in refusals {
         if !run.finished() {
             continue; // no_hang_stdin_closed reports it

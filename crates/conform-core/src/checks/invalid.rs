@@ -24,10 +24,7 @@ pub(super) fn judge(ctx: &Context<'_>) -> Outcome {
         outcome.skip("profile declares no invalid probe");
         return outcome;
     }
-    let runs = ctx.runs(|r| {
-        r.probe_index()
-            .is_some_and(|p| probes[p].kind == ProbeKind::Invalid)
-    });
+    let runs = ctx.probe_runs(RunKind::Closed, ProbeKind::Invalid);
     for run in runs {
         if !run.finished() {
             continue; // no_hang_stdin_closed reports it

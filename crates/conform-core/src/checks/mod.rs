@@ -30,7 +30,7 @@ use serde_json::Value;
 
 use crate::exec::{Exit, RunError, RunErrorKind, RunRecord};
 use crate::plan::{Plan, PlannedRun, RunIndex, RunKind, RunRole};
-use crate::profile::LoadedProfile;
+use crate::profile::{LoadedProfile, ProbeKind};
 use crate::schedule::Records;
 
 pub(crate) use evidence::Evidence;
@@ -285,6 +285,18 @@ impl<'a> Context<'a> {
     /// Made runs of these kinds, in plan order.
     pub(crate) fn runs_of(&self, kinds: &[RunKind]) -> Vec<Judged<'a>> {
         self.runs(|role| kinds.contains(&role.kind))
+    }
+
+    /// Made runs of `kind` made from probes of `probe_kind`, in plan order.
+    pub(crate) fn probe_runs(&self, kind: RunKind, probe_kind: ProbeKind) -> Vec<Judged<'a>> {
+        let probes = &self.profile.profile.probes;
+        self.runs(|role| {
+            role.kind == kind
+                && role
+                    .probe_index()
+                    .and_then(|p| probes.get(p))
+                    .is_some_and(|p| p.kind == probe_kind)
+        })
     }
 
     /// Every made run of the kinds the check being judged declared.
