@@ -4,87 +4,10 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+pub use crate::exit::ExitStatus;
+
 /// Version of conform's envelope and result documents.
 pub(crate) const RESULT_SCHEMA_VERSION: &str = "1.0";
-
-/// The process exit codes conform uses, from the spec's exit-code table (the same
-/// codes the spec's reference kit uses, so CI scripts work unchanged).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum ExitStatus {
-    /// Every check that ran passed; the profile is valid.
-    Success = 0,
-    /// conform itself failed (could not write its report, ...).
-    GeneralError = 1,
-    /// ARG_ERROR: the profile is missing, unparseable or invalid, or bad arguments; nothing ran.
-    InvalidInput = 2,
-    /// PRECONDITION: at least one check failed (CONFORMANCE_CHECKS_FAILED).
-    ChecksFailed = 4,
-    /// conform was interrupted by SIGINT (128 + SIGINT).
-    Cancelled = 130,
-    /// conform was stopped by SIGTERM (128 + SIGTERM, REQ-F-013).
-    Terminated = 143,
-}
-
-impl ExitStatus {
-    /// Every exit code conform can return; its manifest declares exactly these.
-    pub const ALL: [ExitStatus; 6] = [
-        ExitStatus::Success,
-        ExitStatus::GeneralError,
-        ExitStatus::InvalidInput,
-        ExitStatus::ChecksFailed,
-        ExitStatus::Cancelled,
-        ExitStatus::Terminated,
-    ];
-
-    /// The process exit code.
-    pub fn code(self) -> i32 {
-        self as i32
-    }
-
-    /// The spec's name for the code (its exit-code table; 130 is REQ-F-069's).
-    pub fn name(self) -> &'static str {
-        match self {
-            ExitStatus::Success => "SUCCESS",
-            ExitStatus::GeneralError => "GENERAL_ERROR",
-            ExitStatus::InvalidInput => "ARG_ERROR",
-            ExitStatus::ChecksFailed => "PRECONDITION",
-            ExitStatus::Cancelled => "CANCELLED",
-            ExitStatus::Terminated => "TERMINATED",
-        }
-    }
-
-    /// When conform exits with the code, for its manifest (at most 120 characters).
-    pub fn describe(self) -> &'static str {
-        match self {
-            ExitStatus::Success => "Every check that ran passed, or the profile is valid",
-            ExitStatus::GeneralError => {
-                "conform could not write its output or its --json-report file"
-            }
-            ExitStatus::InvalidInput => {
-                "INVALID_PROFILE or USAGE_ERROR: a profile or the arguments are invalid; nothing ran"
-            }
-            ExitStatus::ChecksFailed => {
-                "CONFORMANCE_CHECKS_FAILED: at least one check failed; data carries the full result"
-            }
-            ExitStatus::Cancelled => {
-                "CANCELLED: SIGINT stopped the runs in progress and killed their process groups"
-            }
-            ExitStatus::Terminated => {
-                "CANCELLED: SIGTERM stopped the runs in progress and killed their process groups"
-            }
-        }
-    }
-
-    /// Whether the identical call may succeed when repeated: only an interruption.
-    pub fn retryable(self) -> bool {
-        self.is_cancellation()
-    }
-
-    /// conform was interrupted (SIGINT) or stopped (SIGTERM).
-    pub(crate) fn is_cancellation(self) -> bool {
-        matches!(self, ExitStatus::Cancelled | ExitStatus::Terminated)
-    }
-}
 
 /// An `ErrorDetail` of the spec.
 #[derive(Debug, Clone, Serialize)]

@@ -20,6 +20,7 @@ mod discover;
 mod envelope;
 mod events;
 mod exec;
+mod exit;
 mod file;
 mod init;
 mod lines;

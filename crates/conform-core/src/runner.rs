@@ -13,10 +13,11 @@ use crate::checks::evidence::RunFacts;
 use crate::checks::{self, CheckId, Context, Judged, Outcome, Status, CATALOG};
 use crate::events::{Event, Reporter};
 use crate::exec::{Cancel, Reactor, Session};
+use crate::plan::Records;
 use crate::plan::{self, Plan, RunIndex, RunOptions};
 use crate::profile::LoadedProfile;
 use crate::result::{verdicts, CheckReport, ProfileReport};
-use crate::schedule::{self, Policy, Progress, Records};
+use crate::schedule::{self, Policy, Progress};
 
 /// How to run profiles.
 #[derive(Debug, Clone)]
@@ -126,7 +127,7 @@ pub(crate) fn run_profiles(
 ) -> RunOutcome {
     let plans: Vec<Plan> = runs
         .iter()
-        .map(|run| plan::plan(run.profile, &run.checks, config.options))
+        .map(|run| plan::plan(run.profile, &checks::reads(&run.checks), config.options))
         .collect();
     let stop = Stop::default();
     let (sender, receiver) = mpsc::channel();

@@ -15,13 +15,13 @@
 //! second attempt stands, with the first kept as evidence. A tool blocked in a read
 //! or a sleep waits for no CPU, so a real hang is never made again.
 
-use std::any::Any;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::exec::{Reactor, RunError, RunErrorKind, RunRecord, RunSpec};
+use crate::exit::panic_message;
 use crate::plan::{Plan, RunIndex};
 
 /// Runs in flight (working, blocked or finishing) at most, per job slot. A blocked
@@ -53,9 +53,7 @@ pub(crate) fn starved(record: &RunRecord) -> bool {
         && waited >= record.duration / STARVED_SHARE
 }
 
-/// What happened to each planned run, by plan index: `None` when it was not made
-/// because its gate run hit the limit, or conform was cancelled first.
-pub(crate) type Records = Vec<Option<RunRecord>>;
+pub(crate) use crate::plan::Records;
 
 /// A run of the pool: (plan index, run index within that plan).
 pub(crate) type RunKey = (usize, RunIndex);
@@ -295,15 +293,6 @@ fn start(
             pool.finish(key, Some(record), on);
         }
     }
-}
-
-/// The text `panic!` was given; other payloads (from `panic_any`) have none.
-pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> &str {
-    payload
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("a panic without a message")
 }
 
 #[cfg(test)]

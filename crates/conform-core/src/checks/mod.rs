@@ -29,9 +29,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::exec::{Exit, RunError, RunErrorKind, RunRecord};
+use crate::plan::Records;
 use crate::plan::{Plan, PlannedRun, RunIndex, RunKind, RunRole};
 use crate::profile::{LoadedProfile, ProbeKind};
-use crate::schedule::Records;
 
 pub(crate) use evidence::Evidence;
 
@@ -117,6 +117,15 @@ pub(crate) struct Family {
     pub name: &'static str,
     /// The outcome of every member, selected or not.
     pub judge: fn(&Context<'_>) -> Vec<Outcome>,
+}
+
+/// The kinds of run the selected checks read: what the planner makes for them.
+pub(crate) fn reads(selected: &BTreeSet<CheckId>) -> BTreeSet<RunKind> {
+    selected
+        .iter()
+        .flat_map(|check| check.spec().reads)
+        .copied()
+        .collect()
 }
 
 impl CheckId {
@@ -396,7 +405,7 @@ fn guarded(
     *ctx.reads.borrow_mut() = Some(reads);
     let judged = catch_unwind(AssertUnwindSafe(judge));
     *ctx.reads.borrow_mut() = None;
-    judged.map_err(|payload| crate::schedule::panic_message(payload.as_ref()).to_string())
+    judged.map_err(|payload| crate::exit::panic_message(payload.as_ref()).to_string())
 }
 
 /// The outcome of a check whose judge panicked: never a pass, never the tool's
@@ -552,7 +561,7 @@ mod tests {
         };
         let plan = crate::plan::plan(
             &loaded,
-            &CheckId::all(),
+            &reads(&CheckId::all()),
             crate::plan::RunOptions { capture_limit: 1 },
         );
         let records: Records = plan

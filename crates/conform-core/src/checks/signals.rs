@@ -8,6 +8,7 @@ use super::evidence::quoted;
 use super::support::stream_format::lines;
 use super::{evidence, CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::exec::{Exit, KitKill, Signal, TriggerOutcome};
+use crate::exit::signal_exit_code;
 use crate::plan::RunKind;
 use crate::profile::ProbeKind;
 
@@ -121,7 +122,7 @@ fn process(pid: i32, cmdline: &str) -> String {
 fn sigterm(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::SigtermHandled);
     let probes = &ctx.profile.profile.probes;
-    if !probes.iter().any(|p| p.after_lines.is_some()) {
+    if !probes.iter().any(|p| p.interrupt().is_some()) {
         outcome.skip("profile declares no stream probe with signal");
         return outcome;
     }
@@ -165,11 +166,12 @@ fn judge_sigterm(outcome: &mut Outcome, run: &Judged<'_>, after_lines: u64) {
         );
         return;
     }
-    if record.exit_code() != Some(143) {
+    let expected = signal_exit_code(Signal::SIGTERM);
+    if record.exit_code() != Some(expected) {
         outcome.fail(
             run,
             format!(
-                "{} after SIGTERM, expected 143 (128 + SIGTERM, REQ-F-013)",
+                "{} after SIGTERM, expected {expected} (128 + SIGTERM, REQ-F-013)",
                 run.describe_exit()
             ),
         );
@@ -216,7 +218,8 @@ fn cancel_line_problem(stdout: &[u8]) -> Option<String> {
     }
     let code = line.pointer("/error/code");
     let declared = line.pointer("/meta/exit_code");
-    if code != Some(&Value::from("CANCELLED")) || declared != Some(&Value::from(143)) {
+    let terminated = signal_exit_code(Signal::SIGTERM);
+    if code != Some(&Value::from("CANCELLED")) || declared != Some(&Value::from(terminated)) {
         let show = |v: Option<&Value>| v.map_or_else(|| "missing".into(), Value::to_string);
         return Some(format!(
             "the last line has error.code {} and meta.exit_code {}; {expected}",

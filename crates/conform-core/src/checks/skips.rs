@@ -8,9 +8,9 @@ use std::collections::BTreeSet;
 
 use super::{judge, CheckId, Context, Outcome, Status};
 use crate::exec::{Exit, RunRecord, SandboxReport};
+use crate::plan::Records;
 use crate::plan::{self, PlannedRun, RunKind, RunOptions};
 use crate::profile::{self, LoadedProfile};
-use crate::schedule::Records;
 
 /// democli's error envelope for an unknown flag.
 const ERROR_ENVELOPE: &str = r#"{"ok":false,"data":null,"error":{"code":"UNKNOWN_FLAG","message":"unknown flag","retryable":false},"warnings":[],"meta":{"exit_code":2,"duration_ms":0,"schema_version":"1.0"}}"#;
@@ -41,7 +41,7 @@ fn judged(id: CheckId, fill: impl Fn(&PlannedRun, &mut RunRecord)) -> Outcome {
     let selected = BTreeSet::from([id]);
     let plan = plan::plan(
         &loaded,
-        &selected,
+        &super::reads(&selected),
         RunOptions {
             capture_limit: 1 << 20,
         },

@@ -8,7 +8,8 @@ use serde_json::Value;
 use super::support;
 use super::support::stream_format::{parse_stream, ParsedStream};
 use super::{CheckId, CheckSpec, Context, Family, Judge, Judged, Outcome};
-use crate::exec::TriggerOutcome;
+use crate::exec::{Signal, TriggerOutcome};
+use crate::exit::signal_exit_code;
 use crate::plan::RunKind;
 
 pub(super) const STREAM_CONTRACT: CheckSpec = CheckSpec {
@@ -62,7 +63,7 @@ pub(super) fn judge(ctx: &Context<'_>) -> StreamOutcomes {
     if streams.is_empty() {
         out.contract.skip("profile declares no stream probe");
     }
-    if !streams.iter().any(|p| p.after_lines.is_some()) {
+    if !streams.iter().any(|p| p.interrupt().is_some()) {
         out.sigint
             .skip("profile declares no stream probe with signal");
     }
@@ -73,7 +74,7 @@ pub(super) fn judge(ctx: &Context<'_>) -> StreamOutcomes {
         let deadline = run.planned.spec.limit.as_secs_f64();
         let parsed = parse_stream(&run.record.stdout.bytes);
         contract(&mut out.contract, &run, &parsed, deadline);
-        if let Some(after_lines) = probes[probe].after_lines {
+        if let Some((_, after_lines)) = probes[probe].interrupt() {
             sigint(&mut out.sigint, &run, &parsed, after_lines, deadline);
         }
     }
@@ -198,11 +199,12 @@ fn sigint(
         return;
     }
     let code = run.record.exit_code();
-    if code != Some(130) {
+    let expected = signal_exit_code(Signal::SIGINT);
+    if code != Some(expected) {
         outcome.fail(
             run,
             format!(
-                "{} after SIGINT, expected 130 (128 + SIGINT, REQ-F-069)",
+                "{} after SIGINT, expected {expected} (128 + SIGINT, REQ-F-069)",
                 run.describe_exit()
             ),
         );

@@ -209,7 +209,7 @@ fn guarded(active: &mut Active, react: impl FnOnce(&mut Active)) {
 fn panicked(payload: &Box<dyn std::any::Any + Send>) -> String {
     format!(
         "conform's run of this command panicked: {}",
-        crate::schedule::panic_message(payload.as_ref())
+        crate::exit::panic_message(payload.as_ref())
     )
 }
 

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use nix::fcntl::OFlag;
 
 use super::sandbox::remove_tree;
-use crate::envelope::ExitStatus;
+use crate::exit::ExitStatus;
 
 /// Shared by every reactor of a suite; cheap to clone.
 #[derive(Debug, Clone, Default)]

@@ -18,7 +18,6 @@ mod probe;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use crate::checks::CheckId;
 use crate::exec::{Output, RunSpec, StdinMode};
 use crate::profile::{LoadedProfile, ProbeKind};
 
@@ -54,25 +53,15 @@ pub(crate) struct RunOptions {
     pub capture_limit: usize,
 }
 
-/// The kinds of run the selected checks read, with the kinds those bring along.
-fn needs(checks: &BTreeSet<CheckId>) -> BTreeSet<RunKind> {
-    let mut kinds: BTreeSet<RunKind> = checks
-        .iter()
-        .flat_map(|check| check.spec().reads)
-        .copied()
-        .collect();
-    let brought: Vec<RunKind> = kinds.iter().flat_map(|k| k.brings()).copied().collect();
-    kinds.extend(brought);
-    kinds
-}
+/// What happened to each planned run, by plan index: `None` when it was not made
+/// because its gate run hit the limit, or conform was cancelled first.
+pub(crate) type Records = Vec<Option<crate::exec::RunRecord>>;
 
-/// Plan the runs the selected checks need.
-pub(crate) fn plan(
-    loaded: &LoadedProfile,
-    checks: &BTreeSet<CheckId>,
-    options: RunOptions,
-) -> Plan {
-    let needs = needs(checks);
+/// Plan the runs of `kinds` (the kinds the selected checks read) and of the kinds
+/// those bring along.
+pub(crate) fn plan(loaded: &LoadedProfile, kinds: &BTreeSet<RunKind>, options: RunOptions) -> Plan {
+    let mut needs = kinds.clone();
+    needs.extend(kinds.iter().flat_map(|k| k.brings()));
     let mut planner = Planner {
         loaded,
         options,
@@ -208,7 +197,12 @@ fn plural(n: u64) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checks::{self, CheckId};
     use crate::exec::{Signal, Trigger, TriggerAction};
+
+    fn plan(p: &LoadedProfile, checks: &BTreeSet<CheckId>, options: RunOptions) -> Plan {
+        super::plan(p, &checks::reads(checks), options)
+    }
     use crate::profile::{parse, Locations, CONFIRMATION_FLAGS};
 
     fn loaded(text: &str) -> LoadedProfile {
@@ -390,11 +384,11 @@ mod tests {
     fn only_the_runs_the_selected_checks_need_are_planned() {
         let p = loaded(PROFILE);
         let only: BTreeSet<CheckId> = [CheckId::ManifestValid].into_iter().collect();
-        let plan = plan(&p, &only, options());
-        assert_eq!(plan.runs.len(), 1);
-        assert_eq!(plan.runs[0].role, RunRole::command(RunKind::Manifest));
+        let planned = plan(&p, &only, options());
+        assert_eq!(planned.runs.len(), 1);
+        assert_eq!(planned.runs[0].role, RunRole::command(RunKind::Manifest));
         let order: BTreeSet<CheckId> = [CheckId::ArgumentOrder].into_iter().collect();
         // 3 placements x 2 values, the conflict, 3 positional runs.
-        assert_eq!(super::plan(&p, &order, options()).runs.len(), 10);
+        assert_eq!(plan(&p, &order, options()).runs.len(), 10);
     }
 }

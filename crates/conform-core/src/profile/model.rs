@@ -99,9 +99,9 @@ impl Probe {
     /// How a stream probe is interrupted: the signal its entry names, after
     /// `after_lines` lines of stdout. Read here once; validation requires both
     /// fields or neither.
-    pub(crate) fn interrupt(&self) -> Option<(crate::exec::Signal, u64)> {
+    pub(crate) fn interrupt(&self) -> Option<(nix::sys::signal::Signal, u64)> {
         let signal = match self.signal? {
-            ProbeSignal::Int => crate::exec::Signal::SIGINT,
+            ProbeSignal::Int => nix::sys::signal::Signal::SIGINT,
         };
         Some((signal, self.after_lines?))
     }
