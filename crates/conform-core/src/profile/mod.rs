@@ -129,10 +129,11 @@ fn parse_with(
         .as_deref()
         .or_else(|| doc.pointer("/command/0").and_then(|c| c.as_str()));
     let program = match name {
-        Some(name) => resolve_program(name, dir)
+        // An empty command[0] is the validator's to report.
+        Some(name) if !name.is_empty() => resolve_program(name, dir)
             .map_err(|v| violations.push(v))
             .ok(),
-        None => None,
+        _ => None,
     };
     let program = match program {
         Some(program) if violations.is_empty() => program,

@@ -168,7 +168,13 @@ impl Validator {
             }
         }
         if let Some(tool) = obj.get("tool") {
-            self.string(tool, "/tool");
+            if self.string(tool, "/tool") == Some("") {
+                self.push(
+                    "/tool",
+                    "tool is empty: it is the name reports show for the tool under test",
+                    "give the tool's display name, e.g. \"democli\"",
+                );
+            }
         }
         let global_flag = obj
             .get("argument_order")
@@ -182,6 +188,20 @@ impl Validator {
                         "command is empty: the kit needs at least the program to run",
                         "give the program as the first element, e.g. [\"./bin/mytool\"] or [\"mytool\"]",
                     );
+                }
+                for (i, _) in items.iter().enumerate().filter(|(_, a)| a.is_empty()) {
+                    let (message, fix) = if i == 0 {
+                        (
+                            "command[0] is empty: it is the program to run".to_string(),
+                            "give the program, e.g. \"./bin/mytool\" or \"mytool\"",
+                        )
+                    } else {
+                        (
+                            format!("command[{i}] is empty: the profile format allows no empty argument"),
+                            "remove the empty string from command",
+                        )
+                    };
+                    self.push(&child("/command", i), message, fix);
                 }
                 // command prefixes every run, so its arguments reach every probe.
                 self.confirmation_flags(&items, "/command", Place::Command);
@@ -322,18 +342,46 @@ impl Validator {
                 let here = child(at, key);
                 if let Some(items) = self.string_array(value, &here) {
                     self.confirmation_flags(&items, &here, Place::ArgumentOrder);
+                    self.order_arguments(key, &items, &here);
                 }
             }
         }
         let mut strings = [None, None];
         for (slot, key) in ["value", "alternate_value"].iter().enumerate() {
             if let Some(value) = obj.get(*key) {
-                strings[slot] = self.string(value, &child(at, key));
+                let here = child(at, key);
+                strings[slot] = self.string(value, &here);
+                if strings[slot] == Some("") {
+                    self.push(
+                        &here,
+                        format!("{key} is empty: it is the value the kit gives global_flag"),
+                        "give a value the global option accepts, e.g. \"json\" for value and \"plain\" for alternate_value",
+                    );
+                }
             }
         }
-        for key in ["global_flag", "positional"] {
-            if let Some(value) = obj.get(key) {
-                self.string(value, &child(at, key));
+        if let Some(flag) = obj
+            .get("global_flag")
+            .and_then(|v| self.string(v, &child(at, "global_flag")))
+        {
+            if !is_long_option_name(flag) {
+                self.push(
+                    &child(at, "global_flag"),
+                    format!("global_flag must be the long name of a global option, found {}: two dashes, a lowercase letter, then lowercase letters, digits or dashes (the published pattern ^--[a-z][a-z0-9-]*$)", describe(&Value::from(flag))),
+                    "give the name alone, without a value: \"--format\", with the values in value and alternate_value",
+                );
+            }
+        }
+        if let Some(positional) = obj
+            .get("positional")
+            .and_then(|v| self.string(v, &child(at, "positional")))
+        {
+            if positional.is_empty() || positional.starts_with('-') {
+                self.push(
+                    &child(at, "positional"),
+                    format!("positional must be a non-empty argument that does not start with \"-\", found {}: the kit places local_args after it, so it cannot be an option", describe(&Value::from(positional))),
+                    "give a value command_path accepts as a positional, e.g. \"staging\", or remove positional",
+                );
             }
         }
         if let [Some(value), Some(alternate)] = strings {
@@ -344,6 +392,34 @@ impl Validator {
                     "pick another accepted value whose stdout differs, such as \"plain\" when value is \"json\"",
                 );
             }
+        }
+    }
+
+    /// The published schema's counts and lengths of command_path and local_args.
+    fn order_arguments(&mut self, key: &str, items: &[&str], at: &str) {
+        if key == "local_args" {
+            if items.len() < 2 {
+                self.push(
+                    at,
+                    format!("local_args must hold a command-local option and its value, at least two arguments; found {}", items.len()),
+                    "give an option of command_path's command and a value that changes its output, e.g. [\"--limit\", \"5\"]",
+                );
+            }
+            return;
+        }
+        if items.is_empty() {
+            self.push(
+                at,
+                "command_path is empty: it names the side-effect-free command argument_order runs",
+                "give the command's path, e.g. [\"deployments\", \"list\"]",
+            );
+        }
+        for (i, _) in items.iter().enumerate().filter(|(_, a)| a.is_empty()) {
+            self.push(
+                &child(at, i),
+                format!("command_path[{i}] is empty: the profile format allows no empty word in a command's path"),
+                "remove the empty string; command_path holds the command's words, e.g. [\"deployments\", \"list\"]",
+            );
         }
     }
 
@@ -359,6 +435,13 @@ impl Validator {
             );
             return;
         };
+        if items.is_empty() {
+            self.push(
+                "/probes",
+                "probes is empty: with no probe to run, no check can judge the tool",
+                "add a read probe for a side-effect-free command, e.g. { \"name\": \"list\", \"argv\": [\"list\"], \"kind\": \"read\" }",
+            );
+        }
         let mut seen: Vec<(&str, usize)> = Vec::new();
         for (i, probe) in items.iter().enumerate() {
             let at = child("/probes", i);
@@ -370,10 +453,16 @@ impl Validator {
                 );
                 continue;
             };
-            if let Some(name) = obj
+            let name = obj
                 .get("name")
-                .and_then(|n| self.string(n, &child(&at, "name")))
-            {
+                .and_then(|n| self.string(n, &child(&at, "name")));
+            if name == Some("") {
+                self.push(
+                    &child(&at, "name"),
+                    "the probe's name is empty: names label the evidence",
+                    "give the probe a short unique name, e.g. \"list deployments\"",
+                );
+            } else if let Some(name) = name {
                 match seen.iter().find(|(n, _)| *n == name) {
                     Some((_, first)) => self.push(
                         &child(&at, "name"),
@@ -493,6 +582,12 @@ impl Validator {
                     &child(at, "dry_run_flag"),
                     format!("dry_run_flag \"{flag}\" is a confirmation flag: the preview run would delete for real"),
                     "name the preview flag, e.g. \"--dry-run\"",
+                );
+            } else if !is_flag_name(flag) {
+                self.push(
+                    &child(at, "dry_run_flag"),
+                    format!("dry_run_flag must be one flag name, found {}: one or two dashes, a lowercase letter, then lowercase letters, digits or dashes (the published pattern ^--?[a-z][a-z0-9-]*$)", describe(&Value::from(flag))),
+                    "give the flag alone, without a value or spaces, e.g. \"--dry-run\" or \"-n\"",
                 );
             }
         }
@@ -767,6 +862,23 @@ fn is_flag(arg: &str, flag: &str) -> bool {
                 .is_some_and(|rest| rest.starts_with('=')))
 }
 
+/// The published pattern of global_flag, `^--[a-z][a-z0-9-]*$`.
+fn is_long_option_name(arg: &str) -> bool {
+    arg.strip_prefix("--").is_some_and(is_option_word)
+}
+
+/// The published pattern of dry_run_flag, `^--?[a-z][a-z0-9-]*$`.
+fn is_flag_name(arg: &str) -> bool {
+    is_long_option_name(arg) || arg.strip_prefix('-').is_some_and(is_option_word)
+}
+
+/// `[a-z][a-z0-9-]*`: an option's name after its dashes.
+fn is_option_word(word: &str) -> bool {
+    let mut chars = word.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
 fn is_confirmation_flag(arg: &str, destructive: bool) -> bool {
     CONFIRMATION_FLAGS.iter().any(|f| is_flag(arg, f))
         || (destructive && DESTRUCTIVE_ONLY_CONFIRMATION_FLAGS.contains(&arg))
@@ -915,14 +1027,18 @@ mod tests {
             ["/argument_order/local_args/1"]
         );
         // A start the profile itself runs as a read probe is declared side-effect free,
-        // an empty path (the root command) names nothing, and another command is fine.
+        // and another command is fine. An empty path names no command (and the
+        // published schema refuses it: its one violation says so).
         assert!(order_violations(
             &["delete"],
             &["--limit", "2"],
             serde_json::json!([delete, list])
         )
         .is_empty());
-        assert!(order_violations(&[], &["--limit", "2"], serde_json::json!([delete])).is_empty());
+        assert_eq!(
+            order_violations(&[], &["--limit", "2"], serde_json::json!([delete])),
+            ["/argument_order/command_path"]
+        );
         assert!(
             order_violations(&["deleted"], &["--limit", "2"], serde_json::json!([delete]))
                 .is_empty()
