@@ -725,8 +725,12 @@ fn text_output_of_a_treaty_argument_order_says_what_the_seed_says_and_what_to_us
     );
     assert!(
         text.contains(
-            "  fix: point argument_order at a read command, e.g. \"command_path\": [\"items\", \"list\"] from read probe \"items list\""
+            "  fix: remove argument_order to skip the argument_order check (no read probe gives an option to use), or point it at a read command such as \"command_path\": [\"items\", \"list\"] from read probe \"items list\""
         ),
+        "{text}"
+    );
+    assert!(
+        text.contains("This rule is conform's own, stricter than the reference kit, which runs this profile as it is: see the table of differences from the reference kit in conform's README, row \"common mistakes\""),
         "{text}"
     );
     assert!(text.contains("2 violations; nothing was run"), "{text}");
@@ -892,6 +896,155 @@ fn an_empty_probe_list_is_refused_by_run_as_by_the_reference_kit() {
             .is_some_and(|m| m.starts_with("probes is empty")),
         "{violations:#?}"
     );
+}
+
+// ---------------------------------------------------------------------------
+// Fixes a tool can apply
+// ---------------------------------------------------------------------------
+
+/// The distinct JSON Patch operations of these violations, in their order:
+/// violations with one cause carry the same operations.
+fn patch_of(violations: &[Value]) -> Vec<Value> {
+    let mut operations: Vec<Value> = Vec::new();
+    for op in violations.iter().flat_map(|v| {
+        v["patch"]
+            .as_array()
+            .unwrap_or_else(|| panic!("a violation without a patch: {v:#}"))
+            .iter()
+    }) {
+        if !operations.contains(op) {
+            operations.push(op.clone());
+        }
+    }
+    operations
+}
+
+/// Apply JSON Patch (RFC 6902) replace and remove operations, as a tool would.
+fn apply_patch(doc: &mut Value, operations: &[Value]) {
+    for op in operations {
+        let path = op["path"].as_str().expect("an operation has a path");
+        match op["op"].as_str() {
+            Some("replace") => {
+                let target = doc.pointer_mut(path);
+                let target = target.unwrap_or_else(|| panic!("replace: {path} leads nowhere"));
+                *target = op["value"].clone();
+            }
+            Some("remove") => {
+                let (parent, key) = path.rsplit_once('/').expect("remove names a member");
+                let key = key.replace("~1", "/").replace("~0", "~");
+                let removed = doc
+                    .pointer_mut(parent)
+                    .and_then(Value::as_object_mut)
+                    .and_then(|members| members.remove(&key));
+                assert!(removed.is_some(), "remove: {path} leads nowhere");
+            }
+            other => panic!("unexpected operation {other:?} in {op}"),
+        }
+    }
+}
+
+/// `conform validate` on `doc` written as `invalid/<name>.json` of a copy of the
+/// fixtures' layout, so that a relative command (`../bin/fake-tool`) still resolves.
+fn validate_patched(name: &str, doc: &Value) -> Output {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join("bin")).unwrap();
+    std::fs::copy(
+        profiles_dir().join("bin/fake-tool"),
+        dir.path().join("bin/fake-tool"),
+    )
+    .unwrap();
+    std::fs::create_dir(dir.path().join("invalid")).unwrap();
+    let file = dir.path().join("invalid").join(format!("{name}.json"));
+    std::fs::write(&file, serde_json::to_string_pretty(doc).unwrap()).unwrap();
+    validate(&file)
+}
+
+fn fixture(name: &str) -> Value {
+    let file = invalid_dir().join(format!("{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap()
+}
+
+#[test]
+fn the_fixes_for_a_profile_treaty_generated_each_alone_and_all_together_make_it_valid() {
+    let name = "treaty_generated_profile";
+    let violations = invalid_envelope(&validate(&invalid_dir().join(format!("{name}.json"))), name);
+    assert_eq!(violations.len(), 2, "{violations:#?}");
+    for v in &violations {
+        let fix = v["fix"].as_str().unwrap();
+        // The option the read probe gives, named in every fix.
+        assert!(
+            fix.contains("\"command_path\": [\"items\", \"list\"] and \"local_args\": [\"--env\", \"staging\"]"),
+            "{fix}"
+        );
+        assert_eq!(v["stricter_than_reference"], true, "{v:#}");
+        let message = v["message"].as_str().unwrap();
+        assert!(
+            message.ends_with("This rule is conform's own, stricter than the reference kit, which runs this profile as it is: see the table of differences from the reference kit in conform's README, row \"common mistakes\""),
+            "{message}"
+        );
+    }
+    // Removing "--confirm-destructive" alone would leave argument_order on the
+    // destructive command: its fix says so and carries the whole repair.
+    assert!(violations[1]["fix"].as_str().unwrap().starts_with(
+        "removing \"--confirm-destructive\" alone leaves argument_order on a destructive command; "
+    ));
+
+    let alone: Vec<&[Value]> = violations.chunks(1).collect();
+    for (i, subset) in alone.into_iter().chain([&violations[..]]).enumerate() {
+        let mut doc = fixture(name);
+        apply_patch(&mut doc, &patch_of(subset));
+        assert_eq!(
+            doc["argument_order"],
+            json!({
+                "command_path": ["items", "list"], "local_args": ["--env", "staging"],
+                "global_flag": "--format", "value": "json", "alternate_value": "plain"
+            }),
+            "fix set {i}"
+        );
+        let output = validate_patched(name, &doc);
+        assert_eq!(output.code, Some(0), "fix set {i}: {}", output.stdout);
+    }
+}
+
+#[test]
+fn every_fixture_whose_violations_all_carry_a_patch_is_valid_once_patched() {
+    let mut patched = Vec::new();
+    for (name, _) in expected() {
+        let file = invalid_dir().join(format!("{name}.json"));
+        let output = validate(&file);
+        let Ok(envelope) = serde_json::from_str::<Value>(&output.stdout) else {
+            continue;
+        };
+        let Some(violations) = envelope["error"]["context"]["violations"].as_array() else {
+            continue;
+        };
+        if violations.is_empty() || violations.iter().any(|v| v.get("patch").is_none()) {
+            continue;
+        }
+        let mut doc = fixture(&name);
+        apply_patch(&mut doc, &patch_of(violations));
+        let output = validate_patched(&name, &doc);
+        assert_eq!(
+            output.code,
+            Some(0),
+            "{name} patched:\n{doc:#}\n{}",
+            output.stdout
+        );
+        patched.push(name);
+    }
+    for name in [
+        "treaty_generated_profile",
+        "treaty_argument_order_on_destructive_command",
+        "treaty_live_in_destructive_probe",
+        "confirmation_in_argument_order",
+        "confirmation_yes",
+        "command_confirmation_yes",
+    ] {
+        assert!(
+            patched.iter().any(|p| p == name),
+            "{name} is not among {patched:?}"
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------
