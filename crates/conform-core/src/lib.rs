@@ -35,5 +35,5 @@ mod suite;
 
 pub use envelope::ExitStatus;
 pub use exec::Cancel;
-pub use profile::Violation;
+pub use profile::{PatchOperation, Violation};
 pub use suite::{Suite, SuiteError, SuiteReport};

@@ -5,6 +5,7 @@
 //! becomes a typed [`Profile`]. The tool is never run for an invalid profile.
 
 mod model;
+mod patch;
 mod pointer;
 mod resolve;
 mod spans;
@@ -15,6 +16,7 @@ mod validate;
 use std::path::{Path, PathBuf};
 
 pub(crate) use model::{ArgumentOrder, Probe, ProbeKind, Profile};
+pub use patch::PatchOperation;
 pub(crate) use resolve::{resolve_program, PROGRAM_POINTER};
 pub(crate) use spans::Locations;
 pub use validate::Violation;
@@ -129,10 +131,11 @@ fn parse_with(
         .as_deref()
         .or_else(|| doc.pointer("/command/0").and_then(|c| c.as_str()));
     let program = match name {
-        Some(name) => resolve_program(name, dir)
-            .map_err(|v| violations.push(v))
+        // An empty command[0] is the validator's to report.
+        Some(name) if !name.is_empty() => resolve_program(name, dir)
+            .map_err(|v| violations.push(*v))
             .ok(),
-        None => None,
+        _ => None,
     };
     let program = match program {
         Some(program) if violations.is_empty() => program,
@@ -175,7 +178,7 @@ fn locate(spans: &spans::Spans, mut violations: Vec<Violation>) -> Vec<Violation
 /// A key given twice, located at its second occurrence.
 fn duplicate_key(d: &spans::DuplicateKey) -> Violation {
     let (line, column) = d.first;
-    let mut v = Violation::new(
+    let v = Violation::new(
         d.pointer.clone(),
         format!(
             "duplicate key \"{}\": this object already has it at line {line}, column {column}, and JSON parsers silently keep only one of the two (serde_json and the reference kit's Python json keep this last one)",
@@ -186,6 +189,7 @@ fn duplicate_key(d: &spans::DuplicateKey) -> Violation {
             d.key
         ),
     );
+    let mut v = v.stricter_than_reference("duplicate keys");
     v.line = Some(d.again.0);
     v.column = Some(d.again.1);
     v

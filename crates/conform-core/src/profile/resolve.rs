@@ -12,14 +12,15 @@ use super::Violation;
 pub(crate) const PROGRAM_POINTER: &str = "/command/0";
 const AT: &str = PROGRAM_POINTER;
 
-/// Resolve `name` against the profile directory `dir` or PATH.
-pub(crate) fn resolve_program(name: &str, dir: &Path) -> Result<PathBuf, Violation> {
+/// Resolve `name` against the profile directory `dir` or PATH. The violation is
+/// boxed: it is the rare path, and a Violation is large.
+pub(crate) fn resolve_program(name: &str, dir: &Path) -> Result<PathBuf, Box<Violation>> {
     if name.is_empty() {
-        return Err(Violation::new(
+        return Err(Box::new(Violation::new(
             AT,
             "command[0] is empty",
             "give the program to run",
-        ));
+        )));
     }
     if name.contains('/') {
         let candidate = if Path::new(name).is_absolute() {
@@ -37,31 +38,31 @@ pub(crate) fn resolve_program(name: &str, dir: &Path) -> Result<PathBuf, Violati
             )
         };
         if !candidate.exists() {
-            return Err(Violation::new(
+            return Err(Box::new(Violation::new(
                 AT,
                 format!("command \"{name}\" does not exist: resolved to {}{against}", shown.display()),
                 "relative commands resolve against the profile's directory, not the working directory; fix the path or build the tool first",
-            ));
+            )));
         }
         if !candidate.is_file() {
-            return Err(Violation::new(
+            return Err(Box::new(Violation::new(
                 AT,
                 format!(
                     "command \"{name}\" is not a file: resolved to {}{against}",
                     shown.display()
                 ),
                 "point command[0] at the executable itself",
-            ));
+            )));
         }
         if !is_executable(&candidate) {
-            return Err(Violation::new(
+            return Err(Box::new(Violation::new(
                 AT,
                 format!(
                     "command \"{name}\" is not executable: {}{against}",
                     shown.display()
                 ),
                 format!("make it executable (chmod +x {})", shown.display()),
-            ));
+            )));
         }
         return Ok(shown);
     }
@@ -76,7 +77,7 @@ pub(crate) fn resolve_program(name: &str, dir: &Path) -> Result<PathBuf, Violati
             return Ok(candidate);
         }
     }
-    Err(Violation::new(
+    Err(Box::new(Violation::new(
         AT,
         format!(
             "command \"{name}\" was not found on PATH (searched {} director{}: {})",
@@ -87,7 +88,7 @@ pub(crate) fn resolve_program(name: &str, dir: &Path) -> Result<PathBuf, Violati
                 .unwrap_or_else(|_| OsStr::new("?").to_string_lossy().into_owned())
         ),
         "install the tool, add its directory to PATH, or give a path containing '/' relative to the profile",
-    ))
+    )))
 }
 
 /// A PATH entry as an absolute directory. The shell that set `PATH=bin:$PATH` (or an

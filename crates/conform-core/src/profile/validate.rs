@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::model::ProbeKind;
+use super::patch::PatchOperation;
 use super::pointer::child;
 
 /// One thing wrong with a profile.
@@ -22,6 +23,13 @@ pub struct Violation {
     /// 1-based column, in characters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<usize>,
+    /// The rule is conform's own: the reference kit accepts this and runs the
+    /// profile. The message says so and names the README's row.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stricter_than_reference: bool,
+    /// The fix as JSON Patch operations, when it is mechanical; empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub patch: Vec<PatchOperation>,
 }
 
 impl Violation {
@@ -36,7 +44,24 @@ impl Violation {
             fix: fix.into(),
             line: None,
             column: None,
+            stricter_than_reference: false,
+            patch: Vec::new(),
         }
+    }
+
+    /// Mark the rule as conform's own, stricter than the reference kit; `row` is the
+    /// row of the README's table of differences from the kit that states it.
+    pub(crate) fn stricter_than_reference(mut self, row: &str) -> Self {
+        self.stricter_than_reference = true;
+        self.message.push_str(&format!(
+            ". This rule is conform's own, stricter than the reference kit, which runs this profile as it is: see the table of differences from the reference kit in conform's README, row \"{row}\""
+        ));
+        self
+    }
+
+    pub(crate) fn with_patch(mut self, patch: Vec<PatchOperation>) -> Self {
+        self.patch = patch;
+        self
     }
 }
 
@@ -123,6 +148,10 @@ const PROBE_REQUIRED: &[&str] = &["name", "argv", "kind"];
 const ORDER_AT: &str = "/argument_order";
 const STREAM_ONLY_FIELDS: &[&str] = &["deadline_seconds", "signal", "after_lines"];
 
+/// The row of the README's table of differences from the reference kit that states
+/// the seed's "common mistakes" as profile errors.
+const COMMON_MISTAKES: &str = "common mistakes";
+
 /// The longest limit a profile may set, in seconds.
 pub(super) const MAX_LIMIT_SECONDS: f64 = 120.0;
 
@@ -142,6 +171,10 @@ struct Validator {
 impl Validator {
     fn push(&mut self, pointer: &str, message: impl Into<String>, fix: impl Into<String>) {
         self.violations.push(Violation::new(pointer, message, fix));
+    }
+
+    fn push_violation(&mut self, violation: Violation) {
+        self.violations.push(violation);
     }
 
     fn root(&mut self, doc: &Value) {
@@ -168,7 +201,13 @@ impl Validator {
             }
         }
         if let Some(tool) = obj.get("tool") {
-            self.string(tool, "/tool");
+            if self.string(tool, "/tool") == Some("") {
+                self.push(
+                    "/tool",
+                    "tool is empty: it is the name reports show for the tool under test",
+                    "give the tool's display name, e.g. \"democli\"",
+                );
+            }
         }
         let global_flag = obj
             .get("argument_order")
@@ -182,6 +221,20 @@ impl Validator {
                         "command is empty: the kit needs at least the program to run",
                         "give the program as the first element, e.g. [\"./bin/mytool\"] or [\"mytool\"]",
                     );
+                }
+                for (i, _) in items.iter().enumerate().filter(|(_, a)| a.is_empty()) {
+                    let (message, fix) = if i == 0 {
+                        (
+                            "command[0] is empty: it is the program to run".to_string(),
+                            "give the program, e.g. \"./bin/mytool\" or \"mytool\"",
+                        )
+                    } else {
+                        (
+                            format!("command[{i}] is empty: the profile format allows no empty argument"),
+                            "remove the empty string from command",
+                        )
+                    };
+                    self.push(&child("/command", i), message, fix);
                 }
                 // command prefixes every run, so its arguments reach every probe.
                 self.confirmation_flags(&items, "/command", Place::Command);
@@ -197,11 +250,11 @@ impl Validator {
             }
         }
         if let Some(order) = obj.get("argument_order") {
-            self.argument_order(order);
-            let probes = obj.get("probes").and_then(Value::as_array);
-            if let (Some(order), Some(probes)) = (order.as_object(), probes) {
-                self.argument_order_side_effects(order, probes);
-            }
+            let probes = obj
+                .get("probes")
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice);
+            self.argument_order(order, probes, global_flag);
         }
         if let Some(probes) = obj.get("probes") {
             self.probes(probes, global_flag);
@@ -306,8 +359,8 @@ impl Validator {
         }
     }
 
-    fn argument_order(&mut self, order: &Value) {
-        let at = "/argument_order";
+    fn argument_order(&mut self, order: &Value, probes: &[Value], global_flag: Option<&str>) {
+        let at = ORDER_AT;
         let Some(obj) = order.as_object() else {
             self.push(
                 at,
@@ -317,23 +370,62 @@ impl Validator {
             return;
         };
         self.fields(obj, at, ORDER_FIELDS, ORDER_REQUIRED, "argument_order");
+        let probes: Vec<(usize, ProbeView)> = probes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| ProbeView::of(p).map(|view| (i, view)))
+            .collect();
+        let destructive = destructive_target(obj, &probes);
+        let repair = OrderRepair::of(obj, &probes, global_flag, destructive.is_some());
+        let place = Place::ArgumentOrder {
+            repair: &repair,
+            on_destructive: destructive.is_some(),
+        };
         for key in ["command_path", "local_args"] {
             if let Some(value) = obj.get(key) {
                 let here = child(at, key);
                 if let Some(items) = self.string_array(value, &here) {
-                    self.confirmation_flags(&items, &here, Place::ArgumentOrder);
+                    self.confirmation_flags(&items, &here, place);
+                    self.order_arguments(key, &items, &here);
                 }
             }
         }
         let mut strings = [None, None];
         for (slot, key) in ["value", "alternate_value"].iter().enumerate() {
             if let Some(value) = obj.get(*key) {
-                strings[slot] = self.string(value, &child(at, key));
+                let here = child(at, key);
+                strings[slot] = self.string(value, &here);
+                if strings[slot] == Some("") {
+                    self.push(
+                        &here,
+                        format!("{key} is empty: it is the value the kit gives global_flag"),
+                        "give a value the global option accepts, e.g. \"json\" for value and \"plain\" for alternate_value",
+                    );
+                }
             }
         }
-        for key in ["global_flag", "positional"] {
-            if let Some(value) = obj.get(key) {
-                self.string(value, &child(at, key));
+        if let Some(flag) = obj
+            .get("global_flag")
+            .and_then(|v| self.string(v, &child(at, "global_flag")))
+        {
+            if !is_long_option_name(flag) {
+                self.push(
+                    &child(at, "global_flag"),
+                    format!("global_flag must be the long name of a global option, found {}: two dashes, a lowercase letter, then lowercase letters, digits or dashes (the published pattern ^--[a-z][a-z0-9-]*$)", describe(&Value::from(flag))),
+                    "give the name alone, without a value: \"--format\", with the values in value and alternate_value",
+                );
+            }
+        }
+        if let Some(positional) = obj
+            .get("positional")
+            .and_then(|v| self.string(v, &child(at, "positional")))
+        {
+            if positional.is_empty() || positional.starts_with('-') {
+                self.push(
+                    &child(at, "positional"),
+                    format!("positional must be a non-empty argument that does not start with \"-\", found {}: the kit places local_args after it, so it cannot be an option", describe(&Value::from(positional))),
+                    "give a value command_path accepts as a positional, e.g. \"staging\", or remove positional",
+                );
             }
         }
         if let [Some(value), Some(alternate)] = strings {
@@ -344,6 +436,47 @@ impl Validator {
                     "pick another accepted value whose stdout differs, such as \"plain\" when value is \"json\"",
                 );
             }
+        }
+        if let Some((pointer, what)) = destructive {
+            self.push_violation(
+                Violation::new(
+                    pointer,
+                    format!(
+                        "argument_order names a destructive command: {what}. The profile format defines command_path as the \"Path of a side-effect-free command\", and the kit runs it for real several times (once for each placement of global_flag, and more)"
+                    ),
+                    repair.fix(),
+                )
+                .stricter_than_reference(COMMON_MISTAKES)
+                .with_patch(repair.patch()),
+            );
+        }
+    }
+
+    /// The published schema's counts and lengths of command_path and local_args.
+    fn order_arguments(&mut self, key: &str, items: &[&str], at: &str) {
+        if key == "local_args" {
+            if items.len() < 2 {
+                self.push(
+                    at,
+                    format!("local_args must hold a command-local option and its value, at least two arguments; found {}", items.len()),
+                    "give an option of command_path's command and a value that changes its output, e.g. [\"--limit\", \"5\"]",
+                );
+            }
+            return;
+        }
+        if items.is_empty() {
+            self.push(
+                at,
+                "command_path is empty: it names the side-effect-free command argument_order runs",
+                "give the command's path, e.g. [\"deployments\", \"list\"]",
+            );
+        }
+        for (i, _) in items.iter().enumerate().filter(|(_, a)| a.is_empty()) {
+            self.push(
+                &child(at, i),
+                format!("command_path[{i}] is empty: the profile format allows no empty word in a command's path"),
+                "remove the empty string; command_path holds the command's words, e.g. [\"deployments\", \"list\"]",
+            );
         }
     }
 
@@ -359,6 +492,13 @@ impl Validator {
             );
             return;
         };
+        if items.is_empty() {
+            self.push(
+                "/probes",
+                "probes is empty: with no probe to run, no check can judge the tool",
+                "add a read probe for a side-effect-free command, e.g. { \"name\": \"list\", \"argv\": [\"list\"], \"kind\": \"read\" }",
+            );
+        }
         let mut seen: Vec<(&str, usize)> = Vec::new();
         for (i, probe) in items.iter().enumerate() {
             let at = child("/probes", i);
@@ -370,10 +510,16 @@ impl Validator {
                 );
                 continue;
             };
-            if let Some(name) = obj
+            let name = obj
                 .get("name")
-                .and_then(|n| self.string(n, &child(&at, "name")))
-            {
+                .and_then(|n| self.string(n, &child(&at, "name")));
+            if name == Some("") {
+                self.push(
+                    &child(&at, "name"),
+                    "the probe's name is empty: names label the evidence",
+                    "give the probe a short unique name, e.g. \"list deployments\"",
+                );
+            } else if let Some(name) = name {
                 match seen.iter().find(|(n, _)| *n == name) {
                     Some((_, first)) => self.push(
                         &child(&at, "name"),
@@ -489,10 +635,19 @@ impl Validator {
 
         if let Some(flag) = dry_run_flag {
             if is_confirmation_flag(flag, kind == Some(ProbeKind::Destructive)) {
+                self.push_violation(
+                    Violation::new(
+                        child(at, "dry_run_flag"),
+                        format!("dry_run_flag \"{flag}\" is a confirmation flag: the preview run would delete for real"),
+                        "name the preview flag, e.g. \"--dry-run\"",
+                    )
+                    .stricter_than_reference(COMMON_MISTAKES),
+                );
+            } else if !is_flag_name(flag) {
                 self.push(
                     &child(at, "dry_run_flag"),
-                    format!("dry_run_flag \"{flag}\" is a confirmation flag: the preview run would delete for real"),
-                    "name the preview flag, e.g. \"--dry-run\"",
+                    format!("dry_run_flag must be one flag name, found {}: one or two dashes, a lowercase letter, then lowercase letters, digits or dashes (the published pattern ^--?[a-z][a-z0-9-]*$)", describe(&Value::from(flag))),
+                    "give the flag alone, without a value or spaces, e.g. \"--dry-run\" or \"-n\"",
                 );
             }
         }
@@ -508,103 +663,16 @@ impl Validator {
             }
             if let Some(flag) = dry_run_flag.filter(|f| argv.contains(f)) {
                 if kind == Some(ProbeKind::Destructive) {
-                    self.push(
-                        &argv_at,
-                        format!("argv already contains the dry_run_flag \"{flag}\": the refusal run would be a preview"),
-                        "remove it from argv; the kit appends dry_run_flag itself for the preview run",
+                    self.push_violation(
+                        Violation::new(
+                            argv_at,
+                            format!("argv already contains the dry_run_flag \"{flag}\": the refusal run would be a preview"),
+                            "remove it from argv; the kit appends dry_run_flag itself for the preview run",
+                        )
+                        .stricter_than_reference(COMMON_MISTAKES),
                     );
                 }
             }
-        }
-    }
-
-    /// The argument_order rule of the profile format: command_path is the "Path of a
-    /// side-effect-free command". A command the profile's own destructive probes name
-    /// is not one, and neither is one given a destructive probe's dry_run_flag.
-    fn argument_order_side_effects(&mut self, order: &Map<String, Value>, probes: &[Value]) {
-        let command_path = order
-            .get("command_path")
-            .and_then(strings)
-            .unwrap_or_default();
-        let local_args = order
-            .get("local_args")
-            .and_then(strings)
-            .unwrap_or_default();
-        let probes: Vec<(usize, ProbeView)> = probes
-            .iter()
-            .enumerate()
-            .filter_map(|(i, p)| ProbeView::of(p).map(|view| (i, view)))
-            .collect();
-        // A path the profile itself runs as a read or stream probe is declared
-        // side-effect free, even when a destructive command starts with it.
-        let declared_safe = |path: &[&str]| {
-            probes.iter().any(|(_, p)| {
-                matches!(p.kind, ProbeKind::Read | ProbeKind::Stream) && p.command() == path
-            })
-        };
-        for (i, probe) in probes
-            .iter()
-            .filter(|(_, p)| p.kind == ProbeKind::Destructive)
-        {
-            let path = probe.command();
-            let names_it = !command_path.is_empty()
-                && path.starts_with(&command_path)
-                && (path == command_path || !declared_safe(&command_path));
-            let dry_run_at = probe
-                .dry_run_flag
-                .and_then(|f| local_args.iter().position(|a| is_flag(a, f)));
-            let which = format!(
-                "destructive probe \"{}\" (/probes/{i}, argv {})",
-                probe.name,
-                show_args(&probe.argv)
-            );
-            let (pointer, what) = if names_it {
-                let also = dry_run_at
-                    .map(|j| {
-                        format!(
-                            ", and local_args contain its dry_run_flag \"{}\"",
-                            local_args[j]
-                        )
-                    })
-                    .unwrap_or_default();
-                (
-                    child(ORDER_AT, "command_path"),
-                    format!(
-                        "command_path {} is the command of {which}{also}",
-                        show_args(&command_path)
-                    ),
-                )
-            } else if let Some(j) = dry_run_at {
-                (
-                    child(&child(ORDER_AT, "local_args"), j),
-                    format!(
-                        "local_args contain \"{}\", the dry_run_flag of {which}",
-                        local_args[j]
-                    ),
-                )
-            } else {
-                continue;
-            };
-            let read = probes
-                .iter()
-                .find(|(_, p)| p.kind == ProbeKind::Read && !p.command().is_empty());
-            let fix = match read {
-                Some((_, read)) => format!(
-                    "point argument_order at a read command, e.g. \"command_path\": {} from read probe \"{}\", with local_args an option of that command that changes its output (a filter or a cursor); never a confirmation or dry-run flag",
-                    show_args(&read.command()),
-                    read.name
-                ),
-                None => "point argument_order at a side-effect-free command and one of its options that changes its output, or remove argument_order to skip the argument_order check".to_string(),
-            };
-            self.push(
-                &pointer,
-                format!(
-                    "argument_order names a destructive command: {what}. The profile format defines command_path as the \"Path of a side-effect-free command\", and the kit runs it for real several times (once for each placement of global_flag, and more)"
-                ),
-                fix,
-            );
-            // One violation says it; every other destructive probe would repeat it.
-            return;
         }
     }
 
@@ -616,30 +684,47 @@ impl Validator {
                 ..
             }
         );
+        // The arguments without their confirmation flags (command keeps its program).
+        let without: Vec<&str> = args
+            .iter()
+            .enumerate()
+            .filter(|(i, a)| *i < place.first_argument() || !is_confirmation_flag(a, destructive))
+            .map(|(_, a)| *a)
+            .collect();
         for (i, arg) in args.iter().enumerate().skip(place.first_argument()) {
             if !is_confirmation_flag(arg, destructive) {
                 continue;
             }
-            let (why, fix) = match place {
+            let (why, fix, patch) = match place {
                 Place::Command => (
                     "command prefixes every run, so the destructive probes' refusal and preview runs would execute the action for real".to_string(),
-                    "remove it from command: the kit never deletes on purpose; destructive probes run without confirmation (expecting refusal) and with their dry_run_flag".to_string(),
+                    format!("remove \"{arg}\" from command: the kit never deletes on purpose; destructive probes run without confirmation (expecting refusal) and with their dry_run_flag"),
+                    None,
                 ),
-                Place::ArgumentOrder => (
-                    "argument_order's command runs for real several times, and the profile format defines command_path as the \"Path of a side-effect-free command\"".to_string(),
-                    "remove it; give argument_order a read command and one of its options that changes its output (a filter or a cursor)".to_string(),
-                ),
+                Place::ArgumentOrder { repair, on_destructive } => {
+                    let fix = match repair {
+                        OrderRepair::Clean { .. } => repair.fix(),
+                        _ if on_destructive => format!(
+                            "removing \"{arg}\" alone leaves argument_order on a destructive command; {}",
+                            repair.fix()
+                        ),
+                        _ => format!(
+                            "removing \"{arg}\" alone leaves argument_order without a command and an option to run; {}",
+                            repair.fix()
+                        ),
+                    };
+                    (
+                        "argument_order's command runs for real several times, and the profile format defines command_path as the \"Path of a side-effect-free command\"".to_string(),
+                        fix,
+                        Some(repair.patch()),
+                    )
+                }
                 Place::Probe { kind: Some(ProbeKind::Destructive), dry_run_flag } => {
                     let live = if is_flag(arg, "--live") {
                         " (\"--live\" turns a tool's safe default, a preview, into the real action)"
                     } else {
                         ""
                     };
-                    let without: Vec<&str> = args
-                        .iter()
-                        .copied()
-                        .filter(|a| !is_confirmation_flag(a, true))
-                        .collect();
                     let preview = match dry_run_flag {
                         Some(flag) => format!("adds the dry_run_flag \"{flag}\" itself for the preview"),
                         None => "needs a dry_run_flag (e.g. \"--dry-run\") for the preview".to_string(),
@@ -647,17 +732,29 @@ impl Validator {
                     (
                         format!("with it every run of this destructive probe executes the action for real{live}. The profile format says: \"Confirmation flags never appear in a probe. Destructive probes run without confirmation and with their declared dry_run_flag; the kit never deletes on purpose\""),
                         format!("remove \"{arg}\" from argv: the kit runs {} without confirmation, expecting a refusal, and {preview}", show_args(&without)),
+                        None,
                     )
                 }
                 Place::Manifest | Place::Probe { .. } => (
                     "with it the kit would execute the action for real".to_string(),
-                    "remove it; destructive probes run without confirmation (expecting refusal) and with their dry_run_flag".to_string(),
+                    format!("remove \"{arg}\"; destructive probes run without confirmation (expecting refusal) and with their dry_run_flag"),
+                    None,
                 ),
             };
-            self.push(
-                &child(at, i),
-                format!("\"{arg}\" is a confirmation flag: {why}"),
-                fix,
+            let patch = patch.unwrap_or_else(|| {
+                vec![PatchOperation::Replace {
+                    path: at.to_string(),
+                    value: Value::from(without.clone()),
+                }]
+            });
+            self.push_violation(
+                Violation::new(
+                    child(at, i),
+                    format!("\"{arg}\" is a confirmation flag: {why}"),
+                    fix,
+                )
+                .stricter_than_reference(COMMON_MISTAKES)
+                .with_patch(patch),
             );
         }
     }
@@ -683,11 +780,261 @@ impl Validator {
                 ),
                 _ => ("", "argv"),
             };
-            self.push(
-                &child(at, i),
-                format!("{named}: {reach}json_envelope must prove the tool prints JSON without flags when stdout is not a TTY (REQ-F-003)"),
-                format!("remove the format flag from {from}; argument_order is the one place a profile names it"),
+            self.push_violation(
+                Violation::new(
+                    child(at, i),
+                    format!("{named}: {reach}json_envelope must prove the tool prints JSON without flags when stdout is not a TTY (REQ-F-003)"),
+                    format!("remove the format flag from {from}; argument_order is the one place a profile names it"),
+                )
+                .stricter_than_reference(COMMON_MISTAKES),
             );
+        }
+    }
+}
+
+/// The argument_order rule of the profile format: command_path is the "Path of a
+/// side-effect-free command". A command the profile's own destructive probes name is
+/// not one, and neither is one given a destructive probe's dry_run_flag. Returns
+/// where to report it and what the destructive probe is.
+fn destructive_target(
+    order: &Map<String, Value>,
+    probes: &[(usize, ProbeView)],
+) -> Option<(String, String)> {
+    let command_path = order
+        .get("command_path")
+        .and_then(strings)
+        .unwrap_or_default();
+    let local_args = order
+        .get("local_args")
+        .and_then(strings)
+        .unwrap_or_default();
+    // A path the profile itself runs as a read or stream probe is declared
+    // side-effect free, even when a destructive command starts with it.
+    let declared_safe = |path: &[&str]| {
+        probes.iter().any(|(_, p)| {
+            matches!(p.kind, ProbeKind::Read | ProbeKind::Stream) && p.command() == path
+        })
+    };
+    // The first destructive probe says it; every other one would repeat it.
+    probes
+        .iter()
+        .filter(|(_, p)| p.kind == ProbeKind::Destructive)
+        .find_map(|(i, probe)| {
+            let path = probe.command();
+            let names_it = !command_path.is_empty()
+                && path.starts_with(&command_path)
+                && (path == command_path || !declared_safe(&command_path));
+            let dry_run_at = probe
+                .dry_run_flag
+                .and_then(|f| local_args.iter().position(|a| is_flag(a, f)));
+            let which = format!(
+                "destructive probe \"{}\" (/probes/{i}, argv {})",
+                probe.name,
+                show_args(&probe.argv)
+            );
+            if names_it {
+                let also = dry_run_at
+                    .map(|j| {
+                        format!(
+                            ", and local_args contain its dry_run_flag \"{}\"",
+                            local_args[j]
+                        )
+                    })
+                    .unwrap_or_default();
+                Some((
+                    child(ORDER_AT, "command_path"),
+                    format!(
+                        "command_path {} is the command of {which}{also}",
+                        show_args(&command_path)
+                    ),
+                ))
+            } else {
+                dry_run_at.map(|j| {
+                    (
+                        child(&child(ORDER_AT, "local_args"), j),
+                        format!(
+                            "local_args contain \"{}\", the dry_run_flag of {which}",
+                            local_args[j]
+                        ),
+                    )
+                })
+            }
+        })
+}
+
+/// How to mend an argument_order that holds a confirmation flag or runs a destructive
+/// command. Every violation of such an argument_order gives this one fix, so the
+/// fixes applied together leave a valid argument_order.
+enum OrderRepair<'a> {
+    /// Without its confirmation flags, argument_order runs a read command: keep it.
+    Clean {
+        command_path: Vec<&'a str>,
+        local_args: Vec<&'a str>,
+    },
+    /// A read probe's command and the option it gives take argument_order's place.
+    ReadProbe {
+        name: &'a str,
+        command_path: Vec<&'a str>,
+        local_args: [&'a str; 2],
+        /// positional belonged to the command argument_order named before.
+        drop_positional: bool,
+    },
+    /// No read probe gives an option to use: argument_order goes. `read` is a read
+    /// probe's command to suggest instead.
+    Remove {
+        read: Option<(&'a str, Vec<&'a str>)>,
+    },
+}
+
+impl<'a> OrderRepair<'a> {
+    fn of(
+        order: &'a Map<String, Value>,
+        probes: &[(usize, ProbeView<'a>)],
+        global_flag: Option<&str>,
+        on_destructive: bool,
+    ) -> Self {
+        let without_confirmation = |key: &str| -> Option<Vec<&'a str>> {
+            let items = order.get(key).and_then(strings)?;
+            Some(
+                items
+                    .into_iter()
+                    .filter(|a| !is_confirmation_flag(a, false))
+                    .collect(),
+            )
+        };
+        if !on_destructive {
+            if let (Some(command_path), Some(local_args)) = (
+                without_confirmation("command_path"),
+                without_confirmation("local_args"),
+            ) {
+                if !command_path.is_empty() && !command_path.contains(&"") && local_args.len() >= 2
+                {
+                    return OrderRepair::Clean {
+                        command_path,
+                        local_args,
+                    };
+                }
+            }
+        }
+        let destructive: Vec<&ProbeView> = probes
+            .iter()
+            .map(|(_, p)| p)
+            .filter(|p| p.kind == ProbeKind::Destructive)
+            .collect();
+        let reads = || {
+            probes.iter().map(|(_, p)| p).filter(|p| {
+                let command = p.command();
+                p.kind == ProbeKind::Read
+                    && !command.is_empty()
+                    && !command.contains(&"")
+                    && !destructive.iter().any(|d| d.command() == command)
+            })
+        };
+        // The option may be any flag name but one the kit adds or refuses: a
+        // confirmation, format or dry-run flag, or the global flag itself.
+        let usable = |option: &str| {
+            is_flag_name(option)
+                && !is_confirmation_flag(option, true)
+                && !is_flag(option, "--json")
+                && !matches!(option, "--format" | "--output" | "-o")
+                && global_flag != Some(option)
+                && !destructive.iter().any(|d| d.dry_run_flag == Some(option))
+        };
+        for read in reads() {
+            let command_path = read.command();
+            let options = &read.argv[command_path.len()..];
+            let pair = options
+                .windows(2)
+                .find(|w| usable(w[0]) && !w[1].is_empty() && !w[1].starts_with('-'));
+            if let Some(&[option, value]) = pair {
+                return OrderRepair::ReadProbe {
+                    name: read.name,
+                    command_path,
+                    local_args: [option, value],
+                    drop_positional: order.contains_key("positional"),
+                };
+            }
+        }
+        OrderRepair::Remove {
+            read: reads().next().map(|p| (p.name, p.command())),
+        }
+    }
+
+    /// The fix, in words that say what the patch does.
+    fn fix(&self) -> String {
+        match self {
+            OrderRepair::Clean {
+                command_path,
+                local_args,
+            } => format!(
+                "remove the confirmation flags from argument_order, leaving \"command_path\": {} and \"local_args\": {}",
+                show_args(command_path),
+                show_args(local_args)
+            ),
+            OrderRepair::ReadProbe {
+                name,
+                command_path,
+                local_args,
+                drop_positional,
+            } => format!(
+                "point argument_order at read probe \"{name}\": set \"command_path\": {} and \"local_args\": {}, that probe's command and option{}",
+                show_args(command_path),
+                show_args(local_args),
+                if *drop_positional {
+                    ", and remove positional, which belongs to the command named before"
+                } else {
+                    ""
+                }
+            ),
+            OrderRepair::Remove { read } => {
+                let instead = match read {
+                    Some((name, command)) => format!(
+                        "a read command such as \"command_path\": {} from read probe \"{name}\"",
+                        show_args(command)
+                    ),
+                    None => "a side-effect-free command".to_string(),
+                };
+                format!(
+                    "remove argument_order to skip the argument_order check (no read probe gives an option to use), or point it at {instead}, with local_args one of its options and a value that changes its output (a filter or a cursor); never a confirmation or dry-run flag"
+                )
+            }
+        }
+    }
+
+    /// The fix as JSON Patch operations.
+    fn patch(&self) -> Vec<PatchOperation> {
+        let replace = |key: &str, value: Value| PatchOperation::Replace {
+            path: child(ORDER_AT, key),
+            value,
+        };
+        match self {
+            OrderRepair::Clean {
+                command_path,
+                local_args,
+            } => vec![
+                replace("command_path", serde_json::json!(command_path)),
+                replace("local_args", serde_json::json!(local_args)),
+            ],
+            OrderRepair::ReadProbe {
+                command_path,
+                local_args,
+                drop_positional,
+                ..
+            } => {
+                let mut patch = vec![
+                    replace("command_path", serde_json::json!(command_path)),
+                    replace("local_args", serde_json::json!(local_args)),
+                ];
+                if *drop_positional {
+                    patch.push(PatchOperation::Remove {
+                        path: child(ORDER_AT, "positional"),
+                    });
+                }
+                patch
+            }
+            OrderRepair::Remove { .. } => vec![PatchOperation::Remove {
+                path: ORDER_AT.to_string(),
+            }],
         }
     }
 }
@@ -698,7 +1045,11 @@ enum Place<'a> {
     /// `command`, whose first element is the program, not an argument.
     Command,
     Manifest,
-    ArgumentOrder,
+    ArgumentOrder {
+        repair: &'a OrderRepair<'a>,
+        /// argument_order runs a destructive command even without the flag.
+        on_destructive: bool,
+    },
     Probe {
         kind: Option<ProbeKind>,
         dry_run_flag: Option<&'a str>,
@@ -765,6 +1116,23 @@ fn is_flag(arg: &str, flag: &str) -> bool {
             || arg
                 .strip_prefix(flag)
                 .is_some_and(|rest| rest.starts_with('=')))
+}
+
+/// The published pattern of global_flag, `^--[a-z][a-z0-9-]*$`.
+fn is_long_option_name(arg: &str) -> bool {
+    arg.strip_prefix("--").is_some_and(is_option_word)
+}
+
+/// The published pattern of dry_run_flag, `^--?[a-z][a-z0-9-]*$`.
+fn is_flag_name(arg: &str) -> bool {
+    is_long_option_name(arg) || arg.strip_prefix('-').is_some_and(is_option_word)
+}
+
+/// `[a-z][a-z0-9-]*`: an option's name after its dashes.
+fn is_option_word(word: &str) -> bool {
+    let mut chars = word.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
 fn is_confirmation_flag(arg: &str, destructive: bool) -> bool {
@@ -915,14 +1283,18 @@ mod tests {
             ["/argument_order/local_args/1"]
         );
         // A start the profile itself runs as a read probe is declared side-effect free,
-        // an empty path (the root command) names nothing, and another command is fine.
+        // and another command is fine. An empty path names no command (and the
+        // published schema refuses it: its one violation says so).
         assert!(order_violations(
             &["delete"],
             &["--limit", "2"],
             serde_json::json!([delete, list])
         )
         .is_empty());
-        assert!(order_violations(&[], &["--limit", "2"], serde_json::json!([delete])).is_empty());
+        assert_eq!(
+            order_violations(&[], &["--limit", "2"], serde_json::json!([delete])),
+            ["/argument_order/command_path"]
+        );
         assert!(
             order_violations(&["deleted"], &["--limit", "2"], serde_json::json!([delete]))
                 .is_empty()

@@ -94,7 +94,6 @@ fn expected() -> BTreeMap<String, Expected> {
 const VALIDATOR_ONLY: &[&str] = &[
     "alternate_value_equals_value",
     "argument_order_local_args_dry_run_flag",
-    "command_empty_string",
     "command_format_json",
     "command_is_directory",
     "command_not_executable",
@@ -726,8 +725,12 @@ fn text_output_of_a_treaty_argument_order_says_what_the_seed_says_and_what_to_us
     );
     assert!(
         text.contains(
-            "  fix: point argument_order at a read command, e.g. \"command_path\": [\"items\", \"list\"] from read probe \"items list\""
+            "  fix: remove argument_order to skip the argument_order check (no read probe gives an option to use), or point it at a read command such as \"command_path\": [\"items\", \"list\"] from read probe \"items list\""
         ),
+        "{text}"
+    );
+    assert!(
+        text.contains("This rule is conform's own, stricter than the reference kit, which runs this profile as it is: see the table of differences from the reference kit in conform's README, row \"common mistakes\""),
         "{text}"
     );
     assert!(text.contains("2 violations; nothing was run"), "{text}");
@@ -766,6 +769,282 @@ fn text_output_of_malformed_json_and_of_a_valid_profile() {
         "{}",
         output.stdout
     );
+}
+
+// ---------------------------------------------------------------------------
+// Every constraint of the published profile schema
+// ---------------------------------------------------------------------------
+
+/// Every constraint of the spec's published `schemas/conformance-profile.json`
+/// (cli-agent-spec.github.io at 840af33), the file the reference kit loads: the
+/// keyword there, the keyword of conform's schema that states it and its value (as
+/// JSON), the fixture that breaks it alone, and where `conform validate` reports it.
+#[rustfmt::skip]
+const PUBLISHED_CONSTRAINTS: &[(&str, &str, &str, &str, &str)] = &[
+    ("/type", "/type", r#""object""#, "root_not_object", ""),
+    ("/required", "/required", r#"["schema_version", "tool", "command", "timeout_seconds", "probes"]"#, "missing_probes", "/probes"),
+    ("/additionalProperties", "/additionalProperties", "false", "unknown_root_field_typo", "/timeout_second"),
+    ("schema_version/type", "/properties/schema_version/const", r#""1.0""#, "schema_version_number", "/schema_version"),
+    ("schema_version/enum", "/properties/schema_version/const", r#""1.0""#, "schema_version_2", "/schema_version"),
+    ("tool/type", "/properties/tool/type", r#""string""#, "tool_not_string", "/tool"),
+    ("tool/minLength", "/properties/tool/minLength", "1", "tool_empty", "/tool"),
+    ("command/type", "/properties/command/type", r#""array""#, "command_not_array", "/command"),
+    ("command/minItems", "/properties/command/minItems", "1", "command_empty", "/command"),
+    ("command/items/type", "/properties/command/items/0/type", r#""string""#, "command_program_not_string", "/command/0"),
+    ("command/items/type", "/properties/command/additionalItems/type", r#""string""#, "command_element_not_string", "/command/1"),
+    ("command/items/minLength", "/properties/command/items/0/minLength", "1", "command_empty_string", "/command/0"),
+    ("command/items/minLength", "/properties/command/additionalItems/minLength", "1", "command_argument_empty", "/command/1"),
+    ("timeout_seconds/type", "/properties/timeout_seconds/type", r#""number""#, "timeout_string", "/timeout_seconds"),
+    ("timeout_seconds/exclusiveMinimum", "/properties/timeout_seconds/exclusiveMinimum", "0", "timeout_zero", "/timeout_seconds"),
+    ("timeout_seconds/maximum", "/properties/timeout_seconds/maximum", "120", "timeout_121", "/timeout_seconds"),
+    ("manifest/type", "/definitions/arguments/type", r#""array""#, "manifest_not_array", "/manifest"),
+    ("manifest/items/type", "/definitions/arguments/items/type", r#""string""#, "manifest_element_not_string", "/manifest/1"),
+    ("ArgumentOrder/type", "/definitions/ArgumentOrder/type", r#""object""#, "argument_order_not_object", "/argument_order"),
+    ("ArgumentOrder/required", "/definitions/ArgumentOrder/required", r#"["command_path", "local_args", "global_flag", "value", "alternate_value"]"#, "missing_alternate_value", "/argument_order/alternate_value"),
+    ("ArgumentOrder/additionalProperties", "/definitions/ArgumentOrder/additionalProperties", "false", "unknown_argument_order_field", "/argument_order/positionnal"),
+    ("command_path/type", "/definitions/ArgumentOrder/properties/command_path/type", r#""array""#, "argument_order_command_path_not_array", "/argument_order/command_path"),
+    ("command_path/minItems", "/definitions/ArgumentOrder/properties/command_path/minItems", "1", "argument_order_command_path_empty", "/argument_order/command_path"),
+    ("command_path/items/type", "/definitions/ArgumentOrder/properties/command_path/items/type", r#""string""#, "argument_order_command_path_element_not_string", "/argument_order/command_path/1"),
+    ("command_path/items/minLength", "/definitions/ArgumentOrder/properties/command_path/items/minLength", "1", "argument_order_command_path_element_empty", "/argument_order/command_path/1"),
+    ("local_args/type", "/definitions/ArgumentOrder/properties/local_args/type", r#""array""#, "argument_order_local_args_not_array", "/argument_order/local_args"),
+    ("local_args/minItems", "/definitions/ArgumentOrder/properties/local_args/minItems", "2", "argument_order_local_args_one_item", "/argument_order/local_args"),
+    ("local_args/items/type", "/definitions/ArgumentOrder/properties/local_args/items/type", r#""string""#, "argument_order_local_args_element_not_string", "/argument_order/local_args/1"),
+    ("global_flag/type", "/definitions/ArgumentOrder/properties/global_flag/type", r#""string""#, "argument_order_global_flag_not_string", "/argument_order/global_flag"),
+    ("global_flag/pattern", "/definitions/ArgumentOrder/properties/global_flag/pattern", r#""^--[a-z][a-z0-9-]*$""#, "argument_order_global_flag_with_value", "/argument_order/global_flag"),
+    ("value/type", "/definitions/ArgumentOrder/properties/value/type", r#""string""#, "argument_order_value_not_string", "/argument_order/value"),
+    ("value/minLength", "/definitions/ArgumentOrder/properties/value/minLength", "1", "argument_order_value_empty", "/argument_order/value"),
+    ("alternate_value/type", "/definitions/ArgumentOrder/properties/alternate_value/type", r#""string""#, "argument_order_alternate_value_not_string", "/argument_order/alternate_value"),
+    ("alternate_value/minLength", "/definitions/ArgumentOrder/properties/alternate_value/minLength", "1", "argument_order_alternate_value_empty", "/argument_order/alternate_value"),
+    ("positional/type", "/definitions/ArgumentOrder/properties/positional/type", r#""string""#, "argument_order_positional_not_string", "/argument_order/positional"),
+    ("positional/minLength", "/definitions/ArgumentOrder/properties/positional/minLength", "1", "argument_order_positional_empty", "/argument_order/positional"),
+    ("positional/pattern", "/definitions/ArgumentOrder/properties/positional/pattern", r#""^[^-]""#, "argument_order_positional_option", "/argument_order/positional"),
+    ("probes/type", "/properties/probes/type", r#""array""#, "probes_not_array", "/probes"),
+    ("probes/minItems", "/properties/probes/minItems", "1", "probes_empty", "/probes"),
+    ("Probe/type", "/definitions/Probe/type", r#""object""#, "probe_not_object", "/probes/0"),
+    ("Probe/required", "/definitions/Probe/required", r#"["name", "argv", "kind"]"#, "missing_probe_kind", "/probes/0/kind"),
+    ("Probe/additionalProperties", "/definitions/Probe/additionalProperties", "false", "unknown_probe_field", "/probes/0/dryrun_flag"),
+    ("name/type", "/definitions/Probe/properties/name/type", r#""string""#, "name_not_string", "/probes/0/name"),
+    ("name/minLength", "/definitions/Probe/properties/name/minLength", "1", "probe_name_empty", "/probes/0/name"),
+    ("argv/type", "/definitions/arguments/type", r#""array""#, "argv_not_array", "/probes/0/argv"),
+    ("argv/items/type", "/definitions/arguments/items/type", r#""string""#, "argv_element_not_string", "/probes/0/argv/1"),
+    ("kind/type and kind/enum", "/definitions/Probe/properties/kind/enum", r#"["read", "destructive", "invalid", "stream"]"#, "kind_mutating", "/probes/0/kind"),
+    ("dry_run_flag/type", "/definitions/Probe/properties/dry_run_flag/type", r#""string""#, "dry_run_flag_not_string", "/probes/0/dry_run_flag"),
+    ("dry_run_flag/pattern", "/definitions/Probe/properties/dry_run_flag/pattern", r#""^--?[a-z][a-z0-9-]*$""#, "dry_run_flag_with_value", "/probes/0/dry_run_flag"),
+    ("deadline_seconds/type", "/definitions/limitSeconds/type", r#""number""#, "deadline_seconds_string", "/probes/0/deadline_seconds"),
+    ("deadline_seconds/exclusiveMinimum", "/definitions/limitSeconds/exclusiveMinimum", "0", "deadline_seconds_zero", "/probes/0/deadline_seconds"),
+    ("deadline_seconds/maximum", "/definitions/limitSeconds/maximum", "120", "deadline_seconds_too_large", "/probes/0/deadline_seconds"),
+    ("signal/type and signal/enum", "/definitions/Probe/properties/signal/const", r#""INT""#, "signal_term", "/probes/0/signal"),
+    ("after_lines/type", "/definitions/Probe/properties/after_lines/type", r#""integer""#, "after_lines_fractional", "/probes/0/after_lines"),
+    ("after_lines/minimum", "/definitions/Probe/properties/after_lines/minimum", "1", "after_lines_zero", "/probes/0/after_lines"),
+    ("Probe/dependencies/signal", "/definitions/Probe/allOf/1/then/dependencies/signal", r#"["after_lines"]"#, "seed_signal_without_after_lines", "/probes/0/after_lines"),
+    ("Probe/dependencies/after_lines", "/definitions/Probe/allOf/1/then/dependencies/after_lines", r#"["signal"]"#, "after_lines_without_signal", "/probes/0/signal"),
+    ("Probe/allOf/0: destructive needs dry_run_flag", "/definitions/Probe/allOf/0/then/required", r#"["dry_run_flag"]"#, "seed_destructive_without_dry_run_flag", "/probes/0/dry_run_flag"),
+    ("Probe/allOf/1/then: no dry_run_flag on stream", "/definitions/Probe/allOf/1/then/not/required", r#"["dry_run_flag"]"#, "dry_run_flag_on_stream_probe", "/probes/0/dry_run_flag"),
+    ("Probe/allOf/1/else: deadline_seconds on stream only", "/definitions/Probe/allOf/1/else/allOf/0/not/required", r#"["deadline_seconds"]"#, "deadline_seconds_on_read_probe", "/probes/0/deadline_seconds"),
+    ("Probe/allOf/1/else: signal on stream only", "/definitions/Probe/allOf/1/else/allOf/1/not/required", r#"["signal"]"#, "signal_on_read_probe", "/probes/0/signal"),
+    ("Probe/allOf/1/else: after_lines on stream only", "/definitions/Probe/allOf/1/else/allOf/2/not/required", r#"["after_lines"]"#, "after_lines_on_invalid_probe", "/probes/0/after_lines"),
+];
+
+#[test]
+fn every_constraint_of_the_published_profile_schema_is_carried_and_rejects_its_fixture() {
+    let schema = schema();
+    let expected = expected();
+    for &(published, conform_at, value, fixture, pointer) in PUBLISHED_CONSTRAINTS {
+        let what = format!("{published} ({fixture})");
+        let value: Value = serde_json::from_str(value).expect("the table's values are JSON");
+        assert_eq!(
+            schema.pointer(conform_at),
+            Some(&value),
+            "{what}: conform's schema at {conform_at}"
+        );
+        let want = expected
+            .get(fixture)
+            .unwrap_or_else(|| panic!("{what}: no expectation in invalid/expected.json"));
+        assert_eq!(want.pointer, pointer, "{what}: expected.json's pointer");
+        assert!(want.schema_rejects, "{what}: a schema rule");
+
+        let file = invalid_dir().join(format!("{fixture}.json"));
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        // The schema reports the value itself, or (a missing member) its parent.
+        let parent = pointer.rsplit_once('/').map_or("", |(p, _)| p);
+        let errors: Vec<String> = SCHEMA
+            .iter_errors(&doc)
+            .map(|e| e.instance_path().to_string())
+            .collect();
+        assert!(
+            errors.iter().any(|at| at == pointer || at == parent),
+            "{what}: conform's schema reports {errors:?}"
+        );
+        let violations = invalid_envelope(&validate(&file), fixture);
+        assert!(
+            violations.iter().any(|v| v["pointer"] == pointer),
+            "{what}: conform validate reports {violations:#?}"
+        );
+    }
+}
+
+#[test]
+fn an_empty_probe_list_is_refused_by_run_as_by_the_reference_kit() {
+    let file = invalid_dir().join("probes_empty.json");
+    let output = conform([OsStr::new("run"), file.as_os_str()]);
+    let violations = invalid_envelope(&output, "run probes_empty");
+    assert_eq!(violations.len(), 1, "{violations:#?}");
+    assert_eq!(violations[0]["pointer"], "/probes");
+    assert!(
+        violations[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("probes is empty")),
+        "{violations:#?}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Fixes a tool can apply
+// ---------------------------------------------------------------------------
+
+/// The distinct JSON Patch operations of these violations, in their order:
+/// violations with one cause carry the same operations.
+fn patch_of(violations: &[Value]) -> Vec<Value> {
+    let mut operations: Vec<Value> = Vec::new();
+    for op in violations.iter().flat_map(|v| {
+        v["patch"]
+            .as_array()
+            .unwrap_or_else(|| panic!("a violation without a patch: {v:#}"))
+            .iter()
+    }) {
+        if !operations.contains(op) {
+            operations.push(op.clone());
+        }
+    }
+    operations
+}
+
+/// Apply JSON Patch (RFC 6902) replace and remove operations, as a tool would.
+fn apply_patch(doc: &mut Value, operations: &[Value]) {
+    for op in operations {
+        let path = op["path"].as_str().expect("an operation has a path");
+        match op["op"].as_str() {
+            Some("replace") => {
+                let target = doc.pointer_mut(path);
+                let target = target.unwrap_or_else(|| panic!("replace: {path} leads nowhere"));
+                *target = op["value"].clone();
+            }
+            Some("remove") => {
+                let (parent, key) = path.rsplit_once('/').expect("remove names a member");
+                let key = key.replace("~1", "/").replace("~0", "~");
+                let removed = doc
+                    .pointer_mut(parent)
+                    .and_then(Value::as_object_mut)
+                    .and_then(|members| members.remove(&key));
+                assert!(removed.is_some(), "remove: {path} leads nowhere");
+            }
+            other => panic!("unexpected operation {other:?} in {op}"),
+        }
+    }
+}
+
+/// `conform validate` on `doc` written as `invalid/<name>.json` of a copy of the
+/// fixtures' layout, so that a relative command (`../bin/fake-tool`) still resolves.
+fn validate_patched(name: &str, doc: &Value) -> Output {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join("bin")).unwrap();
+    std::fs::copy(
+        profiles_dir().join("bin/fake-tool"),
+        dir.path().join("bin/fake-tool"),
+    )
+    .unwrap();
+    std::fs::create_dir(dir.path().join("invalid")).unwrap();
+    let file = dir.path().join("invalid").join(format!("{name}.json"));
+    std::fs::write(&file, serde_json::to_string_pretty(doc).unwrap()).unwrap();
+    validate(&file)
+}
+
+fn fixture(name: &str) -> Value {
+    let file = invalid_dir().join(format!("{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap()
+}
+
+#[test]
+fn the_fixes_for_a_profile_treaty_generated_each_alone_and_all_together_make_it_valid() {
+    let name = "treaty_generated_profile";
+    let violations = invalid_envelope(&validate(&invalid_dir().join(format!("{name}.json"))), name);
+    assert_eq!(violations.len(), 2, "{violations:#?}");
+    for v in &violations {
+        let fix = v["fix"].as_str().unwrap();
+        // The option the read probe gives, named in every fix.
+        assert!(
+            fix.contains("\"command_path\": [\"items\", \"list\"] and \"local_args\": [\"--env\", \"staging\"]"),
+            "{fix}"
+        );
+        assert_eq!(v["stricter_than_reference"], true, "{v:#}");
+        let message = v["message"].as_str().unwrap();
+        assert!(
+            message.ends_with("This rule is conform's own, stricter than the reference kit, which runs this profile as it is: see the table of differences from the reference kit in conform's README, row \"common mistakes\""),
+            "{message}"
+        );
+    }
+    // Removing "--confirm-destructive" alone would leave argument_order on the
+    // destructive command: its fix says so and carries the whole repair.
+    assert!(violations[1]["fix"].as_str().unwrap().starts_with(
+        "removing \"--confirm-destructive\" alone leaves argument_order on a destructive command; "
+    ));
+
+    let alone: Vec<&[Value]> = violations.chunks(1).collect();
+    for (i, subset) in alone.into_iter().chain([&violations[..]]).enumerate() {
+        let mut doc = fixture(name);
+        apply_patch(&mut doc, &patch_of(subset));
+        assert_eq!(
+            doc["argument_order"],
+            json!({
+                "command_path": ["items", "list"], "local_args": ["--env", "staging"],
+                "global_flag": "--format", "value": "json", "alternate_value": "plain"
+            }),
+            "fix set {i}"
+        );
+        let output = validate_patched(name, &doc);
+        assert_eq!(output.code, Some(0), "fix set {i}: {}", output.stdout);
+    }
+}
+
+#[test]
+fn every_fixture_whose_violations_all_carry_a_patch_is_valid_once_patched() {
+    let mut patched = Vec::new();
+    for (name, _) in expected() {
+        let file = invalid_dir().join(format!("{name}.json"));
+        let output = validate(&file);
+        let Ok(envelope) = serde_json::from_str::<Value>(&output.stdout) else {
+            continue;
+        };
+        let Some(violations) = envelope["error"]["context"]["violations"].as_array() else {
+            continue;
+        };
+        if violations.is_empty() || violations.iter().any(|v| v.get("patch").is_none()) {
+            continue;
+        }
+        let mut doc = fixture(&name);
+        apply_patch(&mut doc, &patch_of(violations));
+        let output = validate_patched(&name, &doc);
+        assert_eq!(
+            output.code,
+            Some(0),
+            "{name} patched:\n{doc:#}\n{}",
+            output.stdout
+        );
+        patched.push(name);
+    }
+    for name in [
+        "treaty_generated_profile",
+        "treaty_argument_order_on_destructive_command",
+        "treaty_live_in_destructive_probe",
+        "confirmation_in_argument_order",
+        "confirmation_yes",
+        "command_confirmation_yes",
+    ] {
+        assert!(
+            patched.iter().any(|p| p == name),
+            "{name} is not among {patched:?}"
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------
