@@ -226,7 +226,10 @@ fn verdicts_under_load_equal_the_quiet_ones() {
         })
     };
     for ((name, quiet), loaded) in profiles.iter().zip(&quiet).zip(&loaded) {
-        assert_eq!(loaded, quiet, "{name}: (failed, skipped, passed) under load vs quiet");
+        assert_eq!(
+            loaded, quiet,
+            "{name}: (failed, skipped, passed) under load vs quiet"
+        );
     }
     // The quiet verdicts are the expected ones, so equality proves something.
     assert!(quiet[0].2, "democli passes");
