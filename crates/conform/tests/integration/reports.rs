@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::support::{conform, repo_root, schema_errors};
+use crate::support::{conform, repo_root, schema_errors, temp_profile};
 
 const SARIF_SCHEMA: &str = include_str!("../fixtures/sarif/sarif-2.1.0-subset.schema.json");
 
@@ -153,11 +153,24 @@ fn a_failing_run_with_passing_levels_gets_no_green_badge_and_says_it_failed() {
     );
 }
 
-/// Run conform with one report flag on `path`; it must refuse before running.
+/// Run conform with one report flag on `path`; it must refuse before running: the
+/// profile's tool leaves a file behind whenever it runs, and none is there.
 fn refused(flag: &str, path: &Path) -> crate::support::Conform {
+    let tool_dir = tempfile::tempdir().expect("temp dir");
+    let ran = tool_dir.path().join("ran");
+    let tool = tool_dir.path().join("tool.sh");
+    std::fs::write(
+        &tool,
+        format!("#!/bin/sh\n: >> '{}'\necho '{{}}'\n", ran.display()),
+    )
+    .expect("tool written");
+    std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let probes = serde_json::json!([{ "name": "probe", "argv": [], "kind": "read" }]);
+    let (_profile_dir, profile) = temp_profile(&tool, 60.0, probes);
     let run = conform([
         "run".as_ref(),
-        "conformance/profiles/democli.json".as_ref(),
+        profile.as_os_str(),
         flag.as_ref(),
         path.as_os_str(),
     ]);
@@ -167,10 +180,7 @@ fn refused(flag: &str, path: &Path) -> crate::support::Conform {
         "{:#}",
         run.envelope
     );
-    assert!(
-        run.elapsed < std::time::Duration::from_secs(5),
-        "refused before running anything"
-    );
+    assert!(!ran.exists(), "the tool ran before {flag} was refused");
     run
 }
 

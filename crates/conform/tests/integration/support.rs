@@ -6,6 +6,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+/// What conform may take past the time a run of it needs before a test calls it a
+/// hang: minutes, beyond what any load delays it by, so only a conform that does not
+/// let go (of a tool, of a pipe, after a signal) reaches it. What a run did is
+/// asserted from its report, never from how long it took.
+pub const HANG: Duration = Duration::from_secs(120);
+
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -242,9 +248,13 @@ pub struct Interrupted {
     pub tool_pid: i32,
 }
 
-/// `conform run` on a tool that sleeps for a minute; once the tool is running (it
-/// writes its pid), conform gets SIGINT. Waits on the tool's pid file, never on a
-/// fixed sleep alone.
+/// The limit of the tool [`signal_conform_run`] runs, the longest a profile allows.
+const SIGNALLED_TOOL_LIMIT: Duration = Duration::from_secs(120);
+
+/// `conform run` on a tool that sleeps until its two-minute limit; once the tool is
+/// running (it writes its pid), conform gets SIGINT. Waits on the tool's pid file,
+/// never on a fixed sleep alone, and fails unless conform then exits within half
+/// the tool's limit: a minute, which only a conform that waited for the limit takes.
 pub fn interrupt_conform_run() -> Interrupted {
     signal_conform_run(nix::sys::signal::Signal::SIGINT)
 }
@@ -265,7 +275,7 @@ pub fn signal_conform_run(signal: nix::sys::signal::Signal) -> Interrupted {
         .expect("chmod");
     let profile = dir.path().join("profile.json");
     let text = serde_json::json!({
-        "schema_version": "1.0", "tool": "sleeper", "command": ["./tool.sh"], "timeout_seconds": 60,
+        "schema_version": "1.0", "tool": "sleeper", "command": ["./tool.sh"], "timeout_seconds": SIGNALLED_TOOL_LIMIT.as_secs(),
         "probes": [{ "name": "probe", "argv": [], "kind": "read" }]
     });
     std::fs::write(&profile, text.to_string()).expect("profile written");
@@ -282,6 +292,13 @@ pub fn signal_conform_run(signal: nix::sys::signal::Signal) -> Interrupted {
         .stderr(Stdio::null())
         .spawn()
         .expect("conform starts");
+    // Read on a thread, so that a conform that fills its stdout cannot block.
+    let mut out = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        let mut stdout = String::new();
+        let _ = out.read_to_string(&mut stdout);
+        stdout
+    });
     let pid_file = dir.path().join("pid");
     let tool_pid = loop {
         if let Some(pid) = std::fs::read_to_string(&pid_file)
@@ -290,25 +307,44 @@ pub fn signal_conform_run(signal: nix::sys::signal::Signal) -> Interrupted {
         {
             break pid;
         }
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the tool never started"
-        );
+        if let Some(status) = child.try_wait().expect("wait") {
+            panic!("conform ended ({status}) before the tool started");
+        }
+        if started.elapsed() > HANG {
+            let _ = child.kill();
+            panic!("conform did not start the tool within {HANG:?}");
+        }
         std::thread::sleep(Duration::from_millis(10));
     };
     let conform_pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid fits"));
     nix::sys::signal::kill(conform_pid, signal).expect("signal sent");
-    let status = child.wait().expect("conform exits");
-    let mut stdout = String::new();
-    child
-        .stdout
-        .take()
-        .expect("stdout")
-        .read_to_string(&mut stdout)
-        .expect("stdout read");
+    let bound = SIGNALLED_TOOL_LIMIT / 2;
+    let status = wait_or_kill(&mut child, bound)
+        .unwrap_or_else(|| panic!("conform did not stop within {bound:?} of {signal}"));
+    let stdout = reader.join().expect("stdout read");
     Interrupted {
         status,
         stdout,
         tool_pid,
+    }
+}
+
+/// Waits for `child` to exit; past `bound` kills it and returns `None`. Looks every
+/// 10 ms: what ends the wait is the exit, `bound` only a hang.
+pub fn wait_or_kill(
+    child: &mut std::process::Child,
+    bound: Duration,
+) -> Option<std::process::ExitStatus> {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return Some(status);
+        }
+        if started.elapsed() > bound {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
