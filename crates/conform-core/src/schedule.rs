@@ -489,4 +489,147 @@ mod tests {
             }
         }
     }
+
+    /// A run that hit its limit: starved (it waited `waited` for a CPU) or not.
+    fn hung(spec: &RunSpec, waited: Duration) -> RunRecord {
+        RunRecord {
+            timed_out: true,
+            duration: Duration::from_secs(5),
+            cpu_wait: crate::exec::CpuWait {
+                tool: waited,
+                kit: Duration::ZERO,
+                in_flight: 3,
+            },
+            ..RunRecord::new(spec)
+        }
+    }
+
+    /// Makes each run as `run` says given how many times it was made before, and
+    /// notes how many other runs were in flight when each started.
+    struct Counting<F> {
+        run: F,
+        started: Vec<(RunKey, RunRecord)>,
+        attempts: std::collections::HashMap<String, usize>,
+        /// (program, attempt, runs already in flight when it started)
+        log: Vec<(String, usize, usize)>,
+    }
+
+    impl<F: FnMut(&RunSpec, usize) -> RunRecord> Executor for Counting<F> {
+        fn start(&mut self, key: RunKey, spec: &RunSpec) {
+            let name = spec.program.display().to_string();
+            let attempt = self.attempts.entry(name.clone()).or_insert(0);
+            *attempt += 1;
+            self.log.push((name, *attempt, self.started.len()));
+            let record = (self.run)(spec, *attempt);
+            self.started.push((key, record));
+        }
+        fn busy(&self) -> usize {
+            self.started.len()
+        }
+        fn in_flight(&self) -> usize {
+            self.started.len()
+        }
+        fn wait(&mut self) -> Vec<(RunKey, RunRecord)> {
+            // One at a time, so that runs are still in flight when the starved one
+            // comes back.
+            if self.started.is_empty() {
+                Vec::new()
+            } else {
+                vec![self.started.remove(0)]
+            }
+        }
+        fn cancelled(&self) -> bool {
+            false
+        }
+    }
+
+    fn counted(
+        plan: &Plan,
+        rerun_starved: bool,
+        waited: Duration,
+    ) -> (Records, Vec<(String, usize, usize)>) {
+        let mut executor = Counting {
+            run: |spec: &RunSpec, attempt: usize| {
+                if spec.program.as_os_str() == "slow" && attempt == 1 {
+                    hung(spec, waited)
+                } else {
+                    record(false)
+                }
+            },
+            started: Vec::new(),
+            attempts: Default::default(),
+            log: Vec::new(),
+        };
+        let mut records = Records::new();
+        execute(
+            &[plan],
+            Policy {
+                jobs: 4,
+                rerun_starved,
+            },
+            &AtomicBool::new(false),
+            &mut executor,
+            |progress| {
+                if let Progress::PlanDone(_, done) = progress {
+                    records = done;
+                }
+            },
+        );
+        (records, executor.log)
+    }
+
+    #[test]
+    fn a_starved_run_that_hit_its_limit_is_made_again_alone_and_its_second_attempt_stands() {
+        let plan = Plan {
+            runs: vec![
+                planned("slow", vec![], None),
+                planned("a", vec![], None),
+                planned("b", vec![], None),
+                planned("c", vec![], None),
+            ],
+        };
+        let (records, log) = counted(&plan, true, Duration::from_secs(3));
+        let slow = records[0].as_ref().expect("made");
+        assert!(!slow.timed_out, "the second attempt stands: {slow:?}");
+        let first = slow
+            .first_attempt
+            .as_deref()
+            .expect("the first attempt is kept");
+        assert!(first.timed_out);
+        let again = log
+            .iter()
+            .find(|(name, attempt, _)| name == "slow" && *attempt == 2)
+            .expect("made again");
+        assert_eq!(again.2, 0, "nothing else was in flight: {log:?}");
+        assert_eq!(log.len(), 5, "every other run made once: {log:?}");
+
+        // First attempts only: the hang stands.
+        let (records, log) = counted(&plan, false, Duration::from_secs(3));
+        assert!(records[0]
+            .as_ref()
+            .is_some_and(|r| r.timed_out && r.first_attempt.is_none()));
+        assert_eq!(log.len(), 4);
+    }
+
+    #[test]
+    fn a_hang_that_waited_for_no_cpu_is_never_made_again() {
+        let plan = Plan {
+            runs: vec![planned("slow", vec![], None), planned("a", vec![], None)],
+        };
+        // Blocked in a read or a sleep: no run delay, or too little to matter.
+        for waited in [
+            Duration::ZERO,
+            Duration::from_millis(19),
+            Duration::from_millis(400),
+        ] {
+            let (records, log) = counted(&plan, true, waited);
+            assert!(
+                records[0]
+                    .as_ref()
+                    .is_some_and(|r| r.timed_out && r.first_attempt.is_none()),
+                "waited {waited:?}"
+            );
+            assert_eq!(log.len(), 2, "waited {waited:?}: {log:?}");
+        }
+    }
 }

@@ -421,6 +421,39 @@ fn the_junit_file_parses_with_a_testcase_per_check_named_profile_and_check() {
     }
 }
 
+#[test]
+fn a_check_that_passed_only_when_made_again_is_flaky_in_junit_and_counted_in_meta() {
+    let mut results = fixed_results();
+    let profile = &mut results[1];
+    // no_hang_stdin_closed passed on the runs made again; its first attempts failed.
+    let failed_first = profile.checks[2].check.clone();
+    profile.checks[0].first_attempt = Some(Box::new(Check {
+        id: profile.checks[0].check.id,
+        status: Status::Fail,
+        ..failed_first
+    }));
+    let mut again = profile.runs[0].clone();
+    again.first_attempt = Some(Box::new(profile.runs[0].clone()));
+    profile.runs[0] = again;
+
+    let xml = junit::to_xml(&results, &fixture_sources()).expect("serializes");
+    assert!(xml.contains("<flakyFailure"), "{xml}");
+    assert!(
+        xml.contains("first attempt, made while the machine kept the tool from the CPU"),
+        "{xml}"
+    );
+    let parsed = quick_junit::Report::deserialize_from_str(&xml).expect("JUnit parses");
+    let case = &parsed.test_suites[1].test_cases[0];
+    match &case.status {
+        quick_junit::TestCaseStatus::Success { flaky_runs } => assert_eq!(flaky_runs.len(), 1),
+        other => panic!("no_hang_stdin_closed is not a flaky pass: {other:?}"),
+    }
+    let envelope = run::to_envelope(&results, 0);
+    assert_eq!(envelope["meta"]["reruns"], 1);
+    let text = run::to_text(&results, &fixture_sources(), Style { color: false });
+    assert!(text.contains("Made again alone:"), "{text}");
+}
+
 /// (startLine, startColumn) of every SARIF result, with its rule.
 fn regions(sarif: &Value) -> Vec<(String, u64, u64)> {
     sarif["runs"][0]["results"]
