@@ -66,7 +66,7 @@ pub enum Command {
         /// Start no further run after the first failed check; runs in progress finish, and the profiles cut short are reported with their checks skipped.
         #[arg(long)]
         fail_fast: bool,
-        /// Keep first attempts only. By default a run whose outcome time decided (it hit its limit, its line N came after the exit, a pipe stayed held) while the machine kept it from the CPU for a tenth of its time or more is made again alone, and that attempt stands.
+        /// Keep first attempts only. By default a run whose outcome time decided (it hit its limit, its line N came after the exit, a pipe stayed held) while the machine kept it from the CPU for a quarter of its time or more is made again alone, and that attempt stands.
         #[arg(long)]
         no_rerun: bool,
         #[command(flatten)]
