@@ -31,6 +31,7 @@
 //! A run therefore ends within its limit plus about 0.6 s, whatever the tool does.
 
 mod active;
+mod blackhole;
 mod capture;
 mod cpu;
 mod holders;
@@ -45,6 +46,7 @@ mod tests;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub(crate) use blackhole::BlackHole;
 pub(crate) use holders::PipeHolder;
 pub(crate) use nix::sys::signal::Signal;
 pub(crate) use reactor::Reactor;
