@@ -198,8 +198,13 @@ pub(super) fn profile_from(manifest: &Value, tool: &mut dyn Tool) -> Body {
         }
     }
 
-    // The invalid probe: an unknown flag on a command known to accept its arguments.
-    match reads.first().or(streams.first()) {
+    // The first read probe is the one the kit adds a made-up flag to: one with no
+    // argument after its command path, so no positional can change its reading.
+    first_plain_read(&mut body.probes, &plain_reads);
+    // The invalid probe: an unknown flag on a command known to accept its
+    // arguments, one without positionals first.
+    let plain: Vec<Vec<String>> = plain_reads.iter().map(|c| c.path.clone()).collect();
+    match plain.first().or(reads.first()).or(streams.first()) {
         Some(argv) => {
             let argv: Vec<String> = argv
                 .iter()
@@ -226,6 +231,25 @@ pub(super) fn profile_from(manifest: &Value, tool: &mut dyn Tool) -> Body {
         )),
     }
     body
+}
+
+/// Moves the first read probe whose argv is a command of `plain` (no arguments)
+/// to the place of the first read probe, keeping everything else in order.
+fn first_plain_read(probes: &mut [Value], plain: &[Command]) {
+    let is_read = |p: &Value| p.get("kind").and_then(Value::as_str) == Some("read");
+    let is_plain = |p: &Value| {
+        let argv: Vec<&str> = p
+            .get("argv")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        plain.iter().any(|c| c.path == argv)
+    };
+    let first = probes.iter().position(is_read);
+    let first_plain = probes.iter().position(|p| is_read(p) && is_plain(p));
+    if let (Some(first), Some(plain)) = (first, first_plain) {
+        probes[first..=plain].rotate_right(1);
+    }
 }
 
 fn is_boolean(flag: &Value) -> bool {

@@ -156,11 +156,19 @@ impl Failure {
         }
     }
 
-    fn input(code: &'static str, message: impl Into<String>, fix: impl Into<String>) -> Self {
+    pub(crate) fn input(
+        code: &'static str,
+        message: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Self {
         Failure::new(ExitStatus::InvalidInput, code, message, fix)
     }
 
-    fn tool(code: &'static str, message: impl Into<String>, fix: impl Into<String>) -> Self {
+    pub(crate) fn tool(
+        code: &'static str,
+        message: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Self {
         Failure::new(ExitStatus::GeneralError, code, message, fix)
     }
 }

@@ -307,7 +307,9 @@ impl Runner {
                 excerpt(&record.stderr.bytes)
             ));
         }
+        // A manifest in colour is still the tool's manifest (manifest_valid fails it).
         let doc: Value = serde_json::from_slice(&record.stdout.bytes)
+            .or_else(|_| serde_json::from_str(&help::clean(&record.stdout.bytes)))
             .map_err(|_| format!("{shown} printed no JSON"))?;
         let is_envelope = doc.get("ok").is_some_and(Value::is_boolean) && doc.get("data").is_some();
         let data = if is_envelope {
@@ -350,13 +352,17 @@ impl Runner {
                     self.limit.as_secs()
                 ));
             }
-            let text = help::clean(
-                if record.stdout.bytes.iter().any(|b| !b.is_ascii_whitespace()) {
-                    &record.stdout.bytes
-                } else {
-                    &record.stderr.bytes
-                },
-            );
+            // Help on stdout or stderr, whichever reads as help once colour is gone.
+            let outputs = [
+                help::clean(&record.stdout.bytes),
+                help::clean(&record.stderr.bytes),
+            ];
+            let text = outputs
+                .iter()
+                .find(|t| help::looks_like_help(t, program))
+                .or_else(|| outputs.iter().find(|t| !t.trim().is_empty()))
+                .cloned()
+                .unwrap_or_default();
             // git opens a manual page for `--help`, or fails where `man` is missing:
             // `-h` prints its usage.
             let lower = text.to_ascii_lowercase();
