@@ -3,6 +3,7 @@
 //! returns the exit status. The binary turns its arguments into these calls, and
 //! owns what is process-wide: the signal handlers and the exit.
 
+mod check;
 mod init;
 pub(crate) mod output;
 mod run;
@@ -20,6 +21,7 @@ use crate::render::validate::{self as render_validate, ValidateReport};
 use crate::{discover, profile};
 use output::{elapsed_ms, emit, emit_json, finish, report_error};
 
+pub use self::check::{check, CheckRequest};
 pub use self::init::init;
 pub(crate) use self::run::select;
 pub use self::run::{run, RunRequest};

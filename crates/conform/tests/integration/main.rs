@@ -3,6 +3,7 @@
 
 mod action;
 mod broken_clis;
+mod check;
 mod hostile;
 mod hostile_env;
 mod init;
