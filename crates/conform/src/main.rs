@@ -42,7 +42,10 @@ fn main() -> ExitCode {
             };
             command::schema(which, raw, &out)
         }
-        Command::Checks { ids, level } => command::checks(&ids, level, &out),
+        Command::Checks {
+            requirements: true, ..
+        } => command::requirements(&out),
+        Command::Checks { ids, level, .. } => command::checks(&ids, level, &out),
         Command::Manifest => command::print_envelope(cli::manifest::manifest(), &out),
         Command::Init(args) => init(args, &out),
         Command::Completions { shell } => completions(shell),

@@ -6,6 +6,7 @@
 mod check;
 mod init;
 pub(crate) mod output;
+mod requirements;
 mod run;
 
 use std::path::PathBuf;
@@ -162,6 +163,16 @@ pub fn schema(which: SchemaKind, raw: bool, out: &Output) -> ExitStatus {
         emit_json(&schema)
     } else {
         print_envelope(schema, out)
+    }
+}
+
+/// `conform checks --requirements`: every requirement of the spec with the checks
+/// that judge it, or why none does.
+pub fn requirements(out: &Output) -> ExitStatus {
+    if out.json {
+        print_envelope(requirements::to_json(), out)
+    } else {
+        emit(&requirements::to_markdown())
     }
 }
 

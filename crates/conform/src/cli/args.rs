@@ -58,6 +58,9 @@ pub enum Command {
         /// Only the checks a level-N verdict covers (level <= N).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=3))]
         level: Option<u8>,
+        /// Instead, every requirement of the CLI Agent Spec (ID, priority, title) with the checks that judge it, or why none does; text is the table of docs/requirements.md.
+        #[arg(long, conflicts_with_all = ["ids", "level"])]
+        requirements: bool,
     },
     /// Print conform's own manifest: every command, flag and exit code (REQ-O-041).
     Manifest,

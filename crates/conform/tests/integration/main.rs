@@ -11,6 +11,7 @@ mod partition;
 mod profile_validation;
 mod reference_cli;
 mod reports;
+mod requirements;
 mod stream;
 mod support;
 mod trust;
