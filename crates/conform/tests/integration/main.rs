@@ -2,6 +2,7 @@
 //! reference CLI, the broken CLIs and hostile tools.
 
 mod action;
+mod agents_guide;
 mod broken_clis;
 mod check;
 mod hostile;
