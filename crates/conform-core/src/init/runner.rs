@@ -22,7 +22,8 @@ use serde_json::Value;
 
 use super::{help, manifest, Failure};
 use crate::exec::{
-    self, BlackHole, Cancel, RunRecord, RunSpec, Sandbox, Session, StdinMode, OPENERS,
+    self, BlackHole, Cancel, RunError, RunErrorKind, RunRecord, RunSpec, Sandbox, Session,
+    StdinMode, OPENERS,
 };
 
 /// Sentinels of a help call: editors and browsers. Pagers get `cat` instead, so a
@@ -203,6 +204,15 @@ impl Runner {
             output: exec::Output::Pipes,
             sandbox,
         };
+        // After a Ctrl-C nothing more is started: init is on its way out.
+        if self.session.cancel.is_cancelled() {
+            let mut record = RunRecord::new(&spec);
+            record.error = Some(RunError {
+                kind: RunErrorKind::Internal,
+                message: "interrupted before the run started".into(),
+            });
+            return record;
+        }
         match mode {
             Mode::AsRun { .. } => exec::run(&spec, &self.session),
             Mode::Look | Mode::Trial(_) => self.run_watched(&spec),

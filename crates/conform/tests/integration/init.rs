@@ -303,6 +303,56 @@ fn from_help_reads_yargs_typer_and_git_layouts_and_tries_each_candidate() {
     }
 }
 
+/// git's read probes pass the hang checks wherever the profile lives: `status`
+/// fails outside a repository, so its trial leaves it out there.
+#[test]
+fn git_gets_two_read_probes_that_pass_the_hang_checks_from_any_directory() {
+    let outside = tempfile::tempdir().expect("temp dir");
+    for dir in [outside.path().to_path_buf(), repo_root()] {
+        let scratch = tempfile::tempdir_in(&dir).expect("profile dir");
+        let path = scratch.path().join("git.json");
+        let init = conform_in(
+            &dir,
+            [
+                "init".as_ref(),
+                "--from-help".as_ref(),
+                "--output".as_ref(),
+                path.as_os_str(),
+                "--".as_ref(),
+                "git".as_ref(),
+            ],
+        );
+        assert_eq!(init.code(), 0, "{}: {:#}", dir.display(), init.envelope);
+        let profile = &init.envelope["data"]["profile"];
+        let reads: Vec<String> = profile["probes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|p| p["kind"] == "read")
+            .filter_map(|p| p["name"].as_str().map(String::from))
+            .collect();
+        assert!(reads.len() >= 2, "{}: {reads:?}", dir.display());
+        let run = conform([
+            "run".as_ref(),
+            "--only".as_ref(),
+            "no_hang_stdin_closed,no_hang_stdin_open".as_ref(),
+            path.as_os_str(),
+        ]);
+        assert_eq!(
+            run.status("no_hang_stdin_closed"),
+            "pass",
+            "{:#}",
+            run.envelope
+        );
+        assert_eq!(
+            run.status("no_hang_stdin_open"),
+            "pass",
+            "{:#}",
+            run.envelope
+        );
+    }
+}
+
 #[test]
 fn overwriting_needs_yes_and_dry_run_writes_nothing() {
     let dir = tempfile::tempdir().expect("temp dir");
