@@ -716,7 +716,7 @@ impl Found {
                 return;
             }
         };
-        let subs = self.subcommands(tool, program, name, &text, body);
+        let subs = self.subcommands(program, name, &text, body);
         if !read {
             if !subs {
                 self.others.push(name.clone());
@@ -740,22 +740,11 @@ impl Found {
 
     /// The read subcommands of `name` (one level down), added as candidates; whether
     /// there were any.
-    fn subcommands(
-        &mut self,
-        tool: &mut dyn Tool,
-        program: &str,
-        name: &str,
-        text: &str,
-        body: &mut Body,
-    ) -> bool {
+    fn subcommands(&mut self, program: &str, name: &str, text: &str, body: &mut Body) -> bool {
         let listed = subcommands(text, &[program, name]);
         let spelled = usage_subcommands(text, name, program);
         let mut any = false;
-        for (sub, from_usage) in listed
-            .iter()
-            .map(|s| (s, false))
-            .chain(spelled.iter().map(|s| (s, true)))
-        {
+        for sub in listed.iter().chain(&spelled) {
             if sub.name == name || classify(&sub.name) != Class::Read {
                 continue;
             }
@@ -772,29 +761,10 @@ impl Found {
                 ));
                 continue;
             }
-            // A usage line that spells the subcommand out already shows its arguments.
-            if from_usage {
-                self.candidates.push(argv);
-                continue;
-            }
-            let text = match tool.help(&argv, program) {
-                Ok(text) => text,
-                Err(why) => {
-                    body.warnings.push(Warning::help_dropped(&shown, &why));
-                    continue;
-                }
-            };
-            match requires_argument(&text, &sub.name, program) {
-                Some(false) => self.candidates.push(argv),
-                Some(true) => body.warnings.push(Warning::skipped(
-                    &shown,
-                    "its usage line shows a required argument; add the probe by hand with a value",
-                )),
-                None => body.warnings.push(Warning::skipped(
-                    &shown,
-                    "its help has no usage line naming it, so required arguments cannot be ruled out",
-                )),
-            }
+            // A listing or usage line that shows no argument is taken at its word:
+            // the trial, which runs the command as a help call that it ignored
+            // would, leaves it out if it wants one.
+            self.candidates.push(argv);
         }
         any
     }

@@ -232,6 +232,9 @@ impl Runner {
         let Ok((done, over)) = nix::unistd::pipe() else {
             return exec::run(spec, &self.session);
         };
+        // A connection left over from an earlier run (a straggler of its group) is
+        // not this run's.
+        self.hole.take_connections();
         std::thread::scope(|scope| {
             let (hole, user) = (&self.hole, self.session.cancel());
             scope.spawn(move || watch(hole, user, &stop, done));
