@@ -743,16 +743,17 @@ impl Found {
     fn subcommands(&mut self, program: &str, name: &str, text: &str, body: &mut Body) -> bool {
         let listed = subcommands(text, &[program, name]);
         let spelled = usage_subcommands(text, name, program);
-        let mut any = false;
+        let mut seen: Vec<&str> = Vec::new();
         for sub in listed.iter().chain(&spelled) {
-            if sub.name == name || classify(&sub.name) != Class::Read {
+            // Listed and spelled out in a usage line too: once is enough.
+            if sub.name == name
+                || classify(&sub.name) != Class::Read
+                || seen.contains(&sub.name.as_str())
+            {
                 continue;
             }
+            seen.push(&sub.name);
             let argv = vec![name.to_string(), sub.name.clone()];
-            if self.candidates.contains(&argv) {
-                continue;
-            }
-            any = true;
             let shown = argv.join(" ");
             if sub.requires_argument {
                 body.warnings.push(Warning::skipped(
@@ -766,7 +767,7 @@ impl Found {
             // would, leaves it out if it wants one.
             self.candidates.push(argv);
         }
-        any
+        !seen.is_empty()
     }
 
     fn report(&self, body: &mut Body) {
