@@ -9,8 +9,8 @@ use std::time::Instant;
 use clap::Parser;
 use serde_json::json;
 
-use cli::args::{Cli, Command, CompletionShell, Format, InitArgs, SchemaKind};
-use conform_core::command::{self, InitRequest, InitSource, Output, RunRequest};
+use cli::args::{Cli, Command, CompletionShell, Format, InitArgs, RunFlags, SchemaKind};
+use conform_core::command::{self, CheckRequest, InitRequest, InitSource, Output, RunRequest};
 use conform_core::{Cancel, ExitStatus};
 
 fn main() -> ExitCode {
@@ -42,41 +42,35 @@ fn main() -> ExitCode {
             };
             command::schema(which, raw, &out)
         }
-        Command::Checks { ids, level } => command::checks(&ids, level, &out),
+        Command::Checks {
+            requirements: true, ..
+        } => command::requirements(&out),
+        Command::Checks { ids, level, .. } => command::checks(&ids, level, &out),
         Command::Manifest => command::print_envelope(cli::manifest::manifest(), &out),
         Command::Init(args) => {
             adopt_orphans();
             init(args, &out)
         }
         Command::Completions { shell } => completions(shell),
-        Command::Run {
-            profiles,
-            only,
-            skip,
-            jobs,
-            capture_limit,
-            partition,
-            stream,
-            fail_fast,
-            no_rerun,
-            reports,
-        } => {
+        Command::Run { profiles, flags } => {
             adopt_orphans();
-            let request = RunRequest {
-                profiles,
-                only,
-                skip,
-                jobs: jobs.map(usize::from),
-                capture_limit,
-                partition,
-                stream,
-                fail_fast,
-                no_rerun,
-                reports: reports.requested(),
-                cancel: Cancel::new(),
-            };
+            let request = run_request(profiles, flags);
             cli::signals::cancel_on_interrupt(&request.cancel);
             command::run(&request, &out)
+        }
+        Command::Check(args) => {
+            adopt_orphans();
+            let request = CheckRequest {
+                tool: args.tool,
+                timeout_seconds: args.timeout,
+                save: args.save,
+                yes: args.yes,
+                allow_destructive: args.allow_destructive,
+                run: run_request(Vec::new(), args.flags),
+            };
+            // A Ctrl-C stops the tool run in progress, while inferring or running.
+            cli::signals::cancel_on_interrupt(&request.run.cancel);
+            command::check(&request, &out)
         }
     };
     report_orphans(&command::end_orphans());
@@ -110,6 +104,24 @@ fn report_orphans(killed: &[command::Orphan]) {
         if killed.len() == 1 { "" } else { "es" },
         named.join(", ")
     );
+}
+
+/// The run flags as a request, for `conform run` (with its profiles) and `conform
+/// check` (without).
+fn run_request(profiles: Vec<std::path::PathBuf>, flags: RunFlags) -> RunRequest {
+    RunRequest {
+        profiles,
+        only: flags.only,
+        skip: flags.skip,
+        jobs: flags.jobs.map(usize::from),
+        capture_limit: flags.capture_limit,
+        partition: flags.partition,
+        stream: flags.stream,
+        fail_fast: flags.fail_fast,
+        no_rerun: flags.no_rerun,
+        reports: flags.reports.requested(),
+        cancel: Cancel::new(),
+    }
 }
 
 /// REQ-F-003: JSON when stdout is not a terminal, or under CI or NO_COLOR.

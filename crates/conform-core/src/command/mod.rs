@@ -3,8 +3,10 @@
 //! returns the exit status. The binary turns its arguments into these calls, and
 //! owns what is process-wide: the signal handlers and the exit.
 
+mod check;
 mod init;
 pub(crate) mod output;
+mod requirements;
 mod run;
 
 use std::path::PathBuf;
@@ -20,6 +22,7 @@ use crate::render::validate::{self as render_validate, ValidateReport};
 use crate::{discover, profile};
 use output::{elapsed_ms, emit, emit_json, finish, report_error};
 
+pub use self::check::{check, CheckRequest};
 pub use self::init::init;
 pub(crate) use self::run::select;
 pub use self::run::{run, RunRequest};
@@ -177,6 +180,16 @@ pub fn schema(which: SchemaKind, raw: bool, out: &Output) -> ExitStatus {
         emit_json(&schema)
     } else {
         print_envelope(schema, out)
+    }
+}
+
+/// `conform checks --requirements`: every requirement of the spec with the checks
+/// that judge it, or why none does.
+pub fn requirements(out: &Output) -> ExitStatus {
+    if out.json {
+        print_envelope(requirements::to_json(), out)
+    } else {
+        emit(&requirements::to_markdown())
     }
 }
 

@@ -14,6 +14,7 @@ use crate::envelope::{envelope, ErrorDetail, ExitStatus};
 use crate::events::Reporter;
 use crate::exec::Cancel;
 use crate::partition::Partition;
+use crate::profile::LoadedProfile;
 use crate::render::progress::ProgressLine;
 use crate::render::run as render_run;
 use crate::render::stream::{self as render_stream, StreamReporter};
@@ -54,7 +55,7 @@ pub struct RunRequest {
 impl RunRequest {
     /// The checks, parallelism and capture cap; `Err` names a selector that is
     /// neither a check ID nor a group.
-    fn config(&self) -> Result<(Selection, RunConfig), String> {
+    pub(super) fn config(&self) -> Result<(Selection, RunConfig), String> {
         let checks = select(&self.only, &self.skip)?;
         let config = RunConfig {
             fail_fast: self.fail_fast,
@@ -95,7 +96,7 @@ pub(crate) fn select(only: &[String], skip: &[String]) -> Result<BTreeSet<CheckI
 
 /// Which checks `conform run` reports: those `--only`/`--skip` select, or the
 /// `--partition` shard of them.
-struct Selection {
+pub(super) struct Selection {
     checks: BTreeSet<CheckId>,
     partition: Option<Partition>,
 }
@@ -129,7 +130,7 @@ fn selected_by(name: &str) -> Option<Vec<CheckId>> {
 
 /// Where `conform run` reports: one envelope, text, or a stream of JSON lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum RunOutput {
+pub(super) enum RunOutput {
     Text,
     Json,
     Stream,
@@ -138,7 +139,7 @@ enum RunOutput {
 impl RunOutput {
     /// Report an error that ends the run: as [`report_error`] does, or under
     /// `--stream` as the stream's terminal line, after `items` item lines.
-    fn error(
+    pub(super) fn error(
         self,
         status: ExitStatus,
         detail: ErrorDetail,
@@ -162,28 +163,12 @@ impl RunOutput {
 /// `conform run`: validate every profile, make the runs the selected checks need in
 /// one pool, judge, write the report files, print the result.
 pub fn run(request: &RunRequest, out: &Output) -> ExitStatus {
-    let output = if request.stream {
-        RunOutput::Stream
-    } else if out.json {
-        RunOutput::Json
-    } else {
-        RunOutput::Text
+    let (output, selection, config) = match prepare(request, out) {
+        Ok(prepared) => prepared,
+        Err(status) => return status,
     };
     let style = out.style();
     let started = out.started;
-    // The binary's parser accepts only known names; another caller may not.
-    let (selection, config) = match request.config() {
-        Ok(config) => config,
-        Err(name) => {
-            let detail = ErrorDetail::invalid_input(
-                "USAGE_ERROR",
-                format!("unknown check \"{name}\" in --only or --skip"),
-                "Name check IDs as `conform checks` lists them, or the groups reference and extension",
-            );
-            return output.error(ExitStatus::InvalidInput, detail, Value::Null, 0, started);
-        }
-    };
-    let reports = &request.reports;
     let paths = match discover::profile_paths(&request.profiles) {
         Ok(paths) => paths,
         Err(message) => {
@@ -191,14 +176,6 @@ pub fn run(request: &RunRequest, out: &Output) -> ExitStatus {
             return output.error(ExitStatus::InvalidInput, detail, Value::Null, 0, started);
         }
     };
-    let destinations: Vec<(&str, &Path)> = reports
-        .iter()
-        .map(|(format, path)| (format.flag(), path.as_path()))
-        .collect();
-    if let Err(message) = files::check_destinations(&destinations) {
-        let detail = bad_report_path_detail(message);
-        return output.error(ExitStatus::InvalidInput, detail, Value::Null, 0, started);
-    }
     // Every profile is validated before anything runs: one invalid profile means
     // nothing is run at all.
     let report = ValidateReport {
@@ -218,10 +195,106 @@ pub fn run(request: &RunRequest, out: &Output) -> ExitStatus {
         .iter()
         .filter_map(|o| o.as_ref().ok())
         .collect();
+    let how = How::new(output, &selection, &config, out);
+    execute(request, &profiles, &how)
+}
+
+/// What comes before any run of `conform run` or `conform check`: the output, the
+/// checks selected and the report files' places; `Err` is the exit status of the
+/// usage error already reported.
+pub(super) fn prepare(
+    request: &RunRequest,
+    out: &Output,
+) -> Result<(RunOutput, Selection, RunConfig), ExitStatus> {
+    let output = if request.stream {
+        RunOutput::Stream
+    } else if out.json {
+        RunOutput::Json
+    } else {
+        RunOutput::Text
+    };
+    let started = out.started;
+    // The binary's parser accepts only known names; another caller may not.
+    let (selection, config) = match request.config() {
+        Ok(config) => config,
+        Err(name) => {
+            let detail = ErrorDetail::invalid_input(
+                "USAGE_ERROR",
+                format!("unknown check \"{name}\" in --only or --skip"),
+                "Name check IDs as `conform checks` lists them, or the groups reference and extension",
+            );
+            return Err(output.error(ExitStatus::InvalidInput, detail, Value::Null, 0, started));
+        }
+    };
+    let destinations: Vec<(&str, &Path)> = request
+        .reports
+        .iter()
+        .map(|(format, path)| (format.flag(), path.as_path()))
+        .collect();
+    if let Err(message) = files::check_destinations(&destinations) {
+        let detail = bad_report_path_detail(message);
+        return Err(output.error(ExitStatus::InvalidInput, detail, Value::Null, 0, started));
+    }
+    Ok((output, selection, config))
+}
+
+/// How [`execute`] makes and reports the runs.
+pub(super) struct How<'a> {
+    output: RunOutput,
+    selection: &'a Selection,
+    config: &'a RunConfig,
+    /// Added to the envelope (JSON output): `meta.inferred` and the top-level
+    /// `warnings` of `conform check`.
+    pub(super) extra: Option<Extra>,
+    started: Instant,
+    style: Style,
+}
+
+impl<'a> How<'a> {
+    pub(super) fn new(
+        output: RunOutput,
+        selection: &'a Selection,
+        config: &'a RunConfig,
+        out: &Output,
+    ) -> How<'a> {
+        How {
+            output,
+            selection,
+            config,
+            extra: None,
+            started: out.started,
+            style: out.style(),
+        }
+    }
+}
+
+/// What `conform check` adds to the envelope of its run.
+pub(super) struct Extra {
+    pub(super) meta: Vec<(&'static str, Value)>,
+    pub(super) warnings: Vec<Value>,
+}
+
+/// Make the runs of `profiles` (valid, loaded), judge, write the report files,
+/// print the result.
+pub(super) fn execute(
+    request: &RunRequest,
+    profiles: &[&LoadedProfile],
+    how: &How<'_>,
+) -> ExitStatus {
+    let How {
+        output,
+        selection,
+        config,
+        started,
+        style,
+        ..
+    } = *how;
+    let reports = &request.reports;
     // Split before planning, so a shard makes only the runs its own checks need.
     let per_profile = selection.per_profile(profiles.len());
     let runs: Vec<ProfileRun<'_>> = profiles
-        .into_iter()
+        .iter()
+        .copied()
         .zip(per_profile)
         .map(|(profile, checks)| ProfileRun { profile, checks })
         .collect();
@@ -244,7 +317,7 @@ pub fn run(request: &RunRequest, out: &Output) -> ExitStatus {
     } = {
         let mut reporters: Vec<Box<dyn Reporter + Send + '_>> =
             vec![Box::new(&mut stream), Box::new(&mut progress)];
-        run_profiles(&runs, &config, &mut reporters)
+        run_profiles(&runs, config, &mut reporters)
     };
     // Off the terminal before the report is printed there.
     drop(progress);
@@ -253,7 +326,7 @@ pub fn run(request: &RunRequest, out: &Output) -> ExitStatus {
         .cancel()
         .exit_status()
         .unwrap_or_else(|| render_run::status(&results));
-    let sources = Sources::of(report.outcomes.iter().filter_map(|o| o.as_ref().ok()));
+    let sources = Sources::of(profiles.iter().copied());
     // The files first: when one cannot be written, the envelope says so.
     let cwd = std::env::current_dir().unwrap_or_default();
     let finished = Finished {
@@ -281,6 +354,9 @@ pub fn run(request: &RunRequest, out: &Output) -> ExitStatus {
         if let Some(reason) = &stopped {
             note_stopped(&mut document, reason);
         }
+        if let Some(extra) = &how.extra {
+            add_extra(&mut document, extra);
+        }
         emit_json(&document)
     } else {
         let mut text = render_run::to_text(&results, &sources, style);
@@ -293,6 +369,18 @@ pub fn run(request: &RunRequest, out: &Output) -> ExitStatus {
         emit(&text)
     };
     finish(status, written)
+}
+
+/// `conform check`'s additions: members of `meta`, and the envelope's warnings.
+fn add_extra(document: &mut Value, extra: &Extra) {
+    if let Some(meta) = document.get_mut("meta").and_then(Value::as_object_mut) {
+        for (key, value) in &extra.meta {
+            meta.insert((*key).to_string(), value.clone());
+        }
+    }
+    if let Some(warnings) = document.get_mut("warnings").and_then(Value::as_array_mut) {
+        warnings.extend(extra.warnings.iter().cloned());
+    }
 }
 
 /// `--fail-fast` stopped the run: say so in `meta` (the result's `data` is the

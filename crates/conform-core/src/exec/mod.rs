@@ -33,6 +33,7 @@
 //! it is killed too (`orphans.rs`).
 
 mod active;
+mod blackhole;
 mod capture;
 mod cpu;
 mod holders;
@@ -48,6 +49,7 @@ mod tests;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub(crate) use blackhole::BlackHole;
 pub(crate) use holders::PipeHolder;
 pub(crate) use nix::sys::signal::Signal;
 pub use orphans::Orphan;

@@ -1,10 +1,17 @@
 //! Manifest -> profile, as the profile format's "Agent interpretation" says: safe
 //! commands become read probes, destructive ones destructive probes with their
-//! preview flag, streaming ones stream probes; mutating commands are never probed.
+//! preview flag, streaming ones stream probes; mutating commands are never probed,
+//! nor are commands that read stdin (declared, or piped into in their examples):
+//! probes run with stdin held open too.
+//!
+//! Each read probe is tried once first. A declared-safe command whose trial fails
+//! is still written (the manifest vouches for it, and `conform run` reports what
+//! went wrong), unless it went for the network: its verdicts would depend on it.
 
 use serde_json::{json, Map, Value};
 
-use super::{probe, Body, Failure, Measured, Warning, UNKNOWN_FLAG};
+use super::runner::{Measured, Tool, Trial};
+use super::{probe, Body, Failure, Warning, UNKNOWN_FLAG};
 use crate::checks::schemas;
 use crate::profile::CONFIRMATION_FLAGS;
 
@@ -72,12 +79,9 @@ impl<'m> Command<'m> {
     }
 }
 
-/// The probes, `argument_order` and warnings for a valid manifest. `measure` runs a
-/// stream once (argv after the command prefix).
-pub(super) fn profile_from(
-    manifest: &Value,
-    measure: &mut dyn FnMut(&[String]) -> Measured,
-) -> Body {
+/// The probes, `argument_order` and warnings for a manifest. `tool` measures a
+/// stream and tries a read probe (argv after the command prefix).
+pub(super) fn profile_from(manifest: &Value, tool: &mut dyn Tool) -> Body {
     let empty = Map::new();
     let root_flags = manifest
         .get("flags")
@@ -134,6 +138,10 @@ pub(super) fn profile_from(
             body.warnings.push(Warning::skipped(&shown, "danger_level is mutating: probes run several times and the kit cannot undo side effects"));
             continue;
         }
+        if let Some(reason) = reads_stdin(&command) {
+            body.warnings.push(Warning::skipped(&shown, reason));
+            continue;
+        }
         let args = match required_args(&command, root_flags) {
             Ok(args) => args,
             Err(reason) => {
@@ -151,9 +159,24 @@ pub(super) fn profile_from(
             "safe" => {
                 let stream_flag = command.flag("stream").is_some_and(is_boolean);
                 if command.bool_field("streaming_default") {
-                    stream_probes(&shown, argv.clone(), measure, &mut body);
+                    stream_probes(&shown, argv.clone(), tool, &mut body);
                     streams.push(argv);
                     continue;
+                }
+                match tool.try_read(&argv) {
+                    Trial::Passed => {}
+                    Trial::Failed {
+                        reason,
+                        network: true,
+                    } => {
+                        body.warnings.push(Warning::dropped(&shown, reason));
+                        continue;
+                    }
+                    Trial::Failed { reason, .. } => body.warnings.push(Warning::new(
+                        "TRIAL_FAILED",
+                        format!("{shown}: probe written, as the manifest declares it safe, though {reason}; `conform run` will show what goes wrong"),
+                        json!({ "command": shown, "reason": reason }),
+                    )),
                 }
                 body.probes
                     .push(Value::Object(probe(&shown, &argv, "read")));
@@ -164,7 +187,7 @@ pub(super) fn profile_from(
                 if stream_flag {
                     let argv: Vec<String> =
                         argv.into_iter().chain(["--stream".to_string()]).collect();
-                    stream_probes(&shown, argv, measure, &mut body);
+                    stream_probes(&shown, argv, tool, &mut body);
                 }
             }
             "destructive" => destructive_probe(&command, argv, &mut body),
@@ -175,8 +198,13 @@ pub(super) fn profile_from(
         }
     }
 
-    // The invalid probe: an unknown flag on a command known to accept its arguments.
-    match reads.first().or(streams.first()) {
+    // The first read probe is the one the kit adds a made-up flag to: one with no
+    // argument after its command path, so no positional can change its reading.
+    first_plain_read(&mut body.probes, &plain_reads);
+    // The invalid probe: an unknown flag on a command known to accept its
+    // arguments, one without positionals first.
+    let plain: Vec<Vec<String>> = plain_reads.iter().map(|c| c.path.clone()).collect();
+    match plain.first().or(reads.first()).or(streams.first()) {
         Some(argv) => {
             let argv: Vec<String> = argv
                 .iter()
@@ -205,18 +233,32 @@ pub(super) fn profile_from(
     body
 }
 
+/// Moves the first read probe whose argv is a command of `plain` (no arguments)
+/// to the place of the first read probe, keeping everything else in order.
+fn first_plain_read(probes: &mut [Value], plain: &[Command]) {
+    let is_read = |p: &Value| p.get("kind").and_then(Value::as_str) == Some("read");
+    let is_plain = |p: &Value| {
+        let argv: Vec<&str> = p
+            .get("argv")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        plain.iter().any(|c| c.path == argv)
+    };
+    let first = probes.iter().position(is_read);
+    let first_plain = probes.iter().position(|p| is_read(p) && is_plain(p));
+    if let (Some(first), Some(plain)) = (first, first_plain) {
+        probes[first..=plain].rotate_right(1);
+    }
+}
+
 fn is_boolean(flag: &Value) -> bool {
     flag.get("type").and_then(Value::as_str) == Some("boolean")
 }
 
 /// A stream probe and, when the measured run printed at least two lines, one
 /// interrupted after half of them (well inside a normal run).
-fn stream_probes(
-    shown: &str,
-    argv: Vec<String>,
-    measure: &mut dyn FnMut(&[String]) -> Measured,
-    body: &mut Body,
-) {
+fn stream_probes(shown: &str, argv: Vec<String>, tool: &mut dyn Tool, body: &mut Body) {
     let interrupt = |lines: u64| {
         let mut p = probe(&format!("interrupt {shown} stream"), &argv, "stream");
         p.insert("signal".into(), json!("INT"));
@@ -224,7 +266,7 @@ fn stream_probes(
         Value::Object(p)
     };
     let context = json!({ "command": shown, "argv": argv });
-    match measure(&argv) {
+    match tool.measure(&argv) {
         Measured::Finished { lines } => {
             body.probes.push(Value::Object(probe(
                 &format!("stream {shown}"),
@@ -363,6 +405,103 @@ fn split_words(line: &str) -> Vec<String> {
     words
 }
 
+/// `dry-run`, `dry_run` and `DRY_RUN` name the same thing.
+fn same_name(a: &str, b: &str) -> bool {
+    let norm = |s: &str| s.to_ascii_lowercase().replace('-', "_");
+    norm(a) == norm(b)
+}
+
+/// Why `command` reads stdin, when it does: a `stdin` declaration, stdout as a
+/// protocol channel (a server, talking over stdin too), or an example that pipes
+/// or redirects into it or passes `-` for a file. Its probes would run with stdin
+/// held open, where it waits for input until the limit.
+fn reads_stdin(command: &Command) -> Option<String> {
+    if let Some(stdin) = command.entry.get("stdin") {
+        let mode = stdin
+            .get("mode")
+            .and_then(Value::as_str)
+            .map(|m| format!(" (mode {m})"))
+            .unwrap_or_default();
+        return Some(format!("it declares stdin input{mode}; probes also run with stdin held open, where it would wait for input"));
+    }
+    if command.entry.get("stdout").and_then(Value::as_str) == Some("protocol") {
+        return Some(
+            "its stdout is a protocol channel (a server on stdin and stdout), never an envelope"
+                .into(),
+        );
+    }
+    let list = command.entry.get("examples").and_then(Value::as_array)?;
+    list.iter()
+        .filter_map(|e| e.get("command").and_then(Value::as_str))
+        .find(|line| feeds_stdin(line, &command.path))
+        .map(|line| format!("its example {line:?} gives it input on stdin; probes also run with stdin held open, where it would wait for input"))
+}
+
+/// Whether the shell line runs `path` with something on its stdin: after a `|`,
+/// with a `<` redirection, or with `-` as an argument.
+fn feeds_stdin(line: &str, path: &[String]) -> bool {
+    pipeline(line).iter().any(|(after_pipe, words)| {
+        (0..words.len())
+            .find(|&i| words[i..].starts_with(path))
+            .is_some_and(|at| {
+                *after_pipe
+                    || words[at + path.len()..]
+                        .iter()
+                        .any(|w| w == "-" || w.starts_with('<'))
+            })
+    })
+}
+
+/// The commands of a shell line, each with whether it follows a `|` (not `||`):
+/// words split as [`split_words`] does, an unquoted `<` starting a word of its own.
+fn pipeline(line: &str) -> Vec<(bool, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    let mut after_pipe = false;
+    let mut chars = line.chars().peekable();
+    fn end_word(word: &mut String, in_word: &mut bool, words: &mut Vec<String>) {
+        if *in_word {
+            words.push(std::mem::take(word));
+            *in_word = false;
+        }
+    }
+    while let Some(c) = chars.next() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => word.push(c),
+            None if c == '\'' || c == '"' => {
+                quote = Some(c);
+                in_word = true;
+            }
+            None if c == '|' || c == ';' || c == '&' => {
+                end_word(&mut word, &mut in_word, &mut words);
+                let doubled = chars.peek() == Some(&c);
+                if doubled {
+                    chars.next();
+                }
+                out.push((after_pipe, std::mem::take(&mut words)));
+                after_pipe = c == '|' && !doubled;
+            }
+            None if c == '<' => {
+                end_word(&mut word, &mut in_word, &mut words);
+                word.push(c);
+                in_word = true;
+            }
+            None if c.is_whitespace() => end_word(&mut word, &mut in_word, &mut words),
+            None => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    end_word(&mut word, &mut in_word, &mut words);
+    out.push((after_pipe, words));
+    out
+}
+
 /// A scalar as an argv word.
 fn word(value: &Value) -> Option<String> {
     match value {
@@ -380,10 +519,48 @@ fn required_args(
 ) -> Result<Vec<String>, String> {
     let examples = examples(command, root_flags);
     let mut positionals = Vec::new();
-    let declared = command.entry.get("positionals").and_then(Value::as_array);
-    for (index, positional) in declared.into_iter().flatten().enumerate() {
-        if positional.get("required").and_then(Value::as_bool) != Some(true) {
+    let declared: Vec<&Value> = command
+        .entry
+        .get("positionals")
+        .and_then(Value::as_array)
+        .map(|p| p.iter().collect())
+        .unwrap_or_default();
+    // A positional that is also a required flag (`name` both ways, as the treaty
+    // framework lists it) is required too; the examples give it positionally.
+    fn twin<'v>(command: &Command, positional: &'v Value) -> Option<&'v str> {
+        let name = positional.get("name").and_then(Value::as_str)?;
+        let flag = command.flags.get(name).or_else(|| {
+            command
+                .flags
+                .iter()
+                .find(|(flag, _)| same_name(flag, name))
+                .map(|(_, v)| v)
+        })?;
+        (flag.get("required").and_then(Value::as_bool) == Some(true)).then_some(name)
+    }
+    // The flags given as their positional twin.
+    let mut as_positional: Vec<String> = Vec::new();
+    for (index, positional) in declared.iter().enumerate() {
+        let required = positional.get("required").and_then(Value::as_bool) == Some(true);
+        let twin = twin(command, positional);
+        if !required && twin.is_none() {
             continue;
+        }
+        // Positionals after a missing optional one cannot be placed.
+        if positionals.len() < index {
+            break;
+        }
+        if let Some(name) = twin {
+            let given_as_flag = examples.iter().any(|e| {
+                e.flags
+                    .iter()
+                    .any(|(n, v)| same_name(n, name) && v.is_some())
+            });
+            let given_as_positional = examples.iter().any(|e| e.positionals.len() > index);
+            if !required && (given_as_flag || !given_as_positional) {
+                continue;
+            }
+            as_positional.push(name.to_string());
         }
         let name = positional
             .get("name")
@@ -413,6 +590,9 @@ fn required_args(
     for name in names {
         let flag = &command.flags[name];
         if flag.get("required").and_then(Value::as_bool) != Some(true) {
+            continue;
+        }
+        if as_positional.iter().any(|p| same_name(p, name)) {
             continue;
         }
         if CONFIRMATION_FLAGS.contains(&format!("--{name}").as_str()) {
@@ -556,5 +736,18 @@ mod tests {
         );
         assert_eq!(split_words("  "), Vec::<String>::new());
         assert_eq!(split_words("t ''"), vec!["t", ""]);
+    }
+
+    #[test]
+    fn input_on_stdin_is_seen_in_examples() {
+        let path = |p: &str| p.split(' ').map(str::to_string).collect::<Vec<_>>();
+        assert!(feeds_stdin("cat plan.json | app exec", &path("exec")));
+        assert!(feeds_stdin("app exec < plan.json", &path("exec")));
+        assert!(feeds_stdin("app exec<plan.json", &path("exec")));
+        assert!(feeds_stdin("app items import -", &path("items import")));
+        assert!(!feeds_stdin("app exec plan.json | jq .data", &path("exec")));
+        assert!(!feeds_stdin("app login || app exec", &path("exec")));
+        assert!(!feeds_stdin("echo 'a | app exec'", &path("exec")));
+        assert!(!feeds_stdin("app list --filter 'x<y'", &path("list")));
     }
 }

@@ -14,6 +14,7 @@ mod help;
 mod manifest;
 mod paths;
 mod render;
+mod runner;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -22,14 +23,15 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::envelope::ExitStatus;
-use crate::exec::{self, Cancel, RunRecord, RunSpec, Session, StdinMode};
+use crate::exec::{Cancel, Session};
 use crate::profile;
+use runner::Runner;
 
 pub(crate) use crate::file::write_atomic;
 pub(crate) use render::render_profile;
 
-/// The unknown flag of the invalid probe: long and specific, so no tool accepts it.
-pub(crate) const UNKNOWN_FLAG: &str = "--conform-no-such-flag";
+/// The flag no tool has, as `conform run` adds it.
+pub(crate) use crate::plan::UNKNOWN_FLAG;
 
 /// The longest `--timeout` init accepts: the seed wants `timeout_seconds` 5 or less.
 pub const MAX_TIMEOUT_SECONDS: u64 = 5;
@@ -43,6 +45,8 @@ pub enum Source {
     ManifestFile(PathBuf),
     /// No manifest: read `--help` and each likely subcommand's `--help`.
     Help,
+    /// `manifest` when the tool prints one, else `--help` (`conform check`).
+    Auto,
 }
 
 /// What `conform init` was asked to do.
@@ -91,6 +95,34 @@ impl Warning {
             json!({ "command": command, "reason": reason }),
         )
     }
+
+    /// A candidate read probe left out because its trial failed.
+    fn dropped(command: &str, reason: impl Into<String>) -> Self {
+        let reason = reason.into();
+        Warning::new(
+            "CANDIDATE_DROPPED",
+            format!("{command}: no probe written: {reason}"),
+            json!({ "command": command, "reason": reason }),
+        )
+    }
+
+    /// A command whose help call gave no help: it is not probed.
+    fn help_dropped(command: &str, reason: &str) -> Self {
+        Warning::new(
+            "HELP_DROPPED",
+            format!("{command}: no probe written: {reason}"),
+            json!({ "command": command, "reason": reason }),
+        )
+    }
+
+    /// A command whose name reads as deleting: never called, never written.
+    fn destructive(command: &str) -> Self {
+        Warning::new(
+            "DESTRUCTIVE_CANDIDATE",
+            format!("{command} looks destructive: add it by hand as a destructive probe with its dry-run flag (\"dry_run_flag\"), with arguments that point at a sandbox"),
+            json!({ "command": command }),
+        )
+    }
 }
 
 /// Why init wrote nothing.
@@ -124,11 +156,19 @@ impl Failure {
         }
     }
 
-    fn input(code: &'static str, message: impl Into<String>, fix: impl Into<String>) -> Self {
+    pub(crate) fn input(
+        code: &'static str,
+        message: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Self {
         Failure::new(ExitStatus::InvalidInput, code, message, fix)
     }
 
-    fn tool(code: &'static str, message: impl Into<String>, fix: impl Into<String>) -> Self {
+    pub(crate) fn tool(
+        code: &'static str,
+        message: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Self {
         Failure::new(ExitStatus::GeneralError, code, message, fix)
     }
 }
@@ -141,6 +181,10 @@ pub(crate) struct Generated {
     /// Its bytes as written: the same manifest always gives the same text.
     pub text: String,
     pub warnings: Vec<Warning>,
+    /// What it was built from: `manifest` or `help`.
+    pub source: &'static str,
+    /// The directory its runs are made from (where it is, or would be, saved).
+    pub dir: PathBuf,
 }
 
 /// What init did: the envelope's `data`, the text for a terminal, the warnings.
@@ -212,7 +256,7 @@ pub(crate) fn execute(request: &Request) -> Result<Outcome, Failure> {
 
 /// Whether writing `path` overwrites a file; refuses the overwrite unless confirmed
 /// or previewed. Checked before the tool runs: a refusal has no side effects.
-fn check_destination(path: &Path, request: &Request) -> Result<bool, Failure> {
+pub(crate) fn check_destination(path: &Path, request: &Request) -> Result<bool, Failure> {
     let shown = path.display();
     if path.is_dir() {
         return Err(Failure::input(
@@ -279,31 +323,33 @@ pub(crate) fn generate(request: &Request) -> Result<Generated, Failure> {
     if tool.contains('/') {
         command[0] = paths::relative_command(&paths::absolute(&cwd, Path::new(tool)), &dir);
     }
-    let runner = Runner {
+    let name = paths::tool_name(tool);
+    let mut runner = Runner::new(
         program,
-        args: request.tool[1..].to_vec(),
-        cwd: dir.clone(),
-        limit: Duration::from_secs(request.timeout_seconds),
-        shown: request.tool.join(" "),
-        session: Session::new(request.cancel.clone()),
-    };
+        request.tool[1..].to_vec(),
+        dir.clone(),
+        Duration::from_secs(request.timeout_seconds),
+        request.tool.join(" "),
+        Session::new(request.cancel.clone()),
+    )?;
     let mut doc = Map::new();
     doc.insert("schema_version".into(), json!("1.0"));
-    doc.insert("tool".into(), json!(paths::tool_name(tool)));
+    doc.insert("tool".into(), json!(name));
     doc.insert("command".into(), json!(command));
     doc.insert("timeout_seconds".into(), json!(request.timeout_seconds));
-    let body = match &request.source {
+    let (body, source) = match &request.source {
         Source::Manifest(args) => {
             let data = runner.manifest(args)?;
-            let mut body = manifest::profile_from(&data, &mut |argv| runner.measure(argv));
+            let mut body = manifest::profile_from(&data, &mut runner);
             body.manifest = Some(args.clone());
-            body
+            (body, "manifest")
         }
         Source::ManifestFile(path) => {
             let data = read_manifest_file(path)?;
-            manifest::profile_from(&data, &mut |argv| runner.measure(argv))
+            (manifest::profile_from(&data, &mut runner), "manifest")
         }
-        Source::Help => help::profile_from(&mut |args| runner.help(args))?,
+        Source::Help => (help::profile_from(&mut runner, &name)?, "help"),
+        Source::Auto => auto(&mut runner, &name)?,
     };
     if request.cancel.is_cancelled() {
         return Err(Failure::new(
@@ -327,7 +373,44 @@ pub(crate) fn generate(request: &Request) -> Result<Generated, Failure> {
         profile,
         text,
         warnings,
+        source,
+        dir,
     })
+}
+
+/// The manifest's profile when `TOOL manifest` prints one, else the help's.
+fn auto(runner: &mut Runner, name: &str) -> Result<(Body, &'static str), Failure> {
+    let args = vec!["manifest".to_string()];
+    match runner.find_manifest(&args) {
+        Ok(data) => {
+            let mut body = manifest::profile_from(&data, runner);
+            let errors = crate::checks::schemas::manifest_errors(&data);
+            if !errors.is_empty() {
+                body.warnings.push(Warning::new(
+                    "MANIFEST_INVALID",
+                    format!(
+                        "the manifest is not a valid ManifestResponse ({}); the profile is built from it all the same, and manifest_valid reports it",
+                        crate::checks::schemas::summarize(&errors)
+                    ),
+                    json!({ "errors": errors }),
+                ));
+            }
+            body.manifest = Some(args);
+            Ok((body, "manifest"))
+        }
+        Err(why) => {
+            let mut body = help::profile_from(runner, name)?;
+            body.warnings.insert(
+                0,
+                Warning::new(
+                    "NO_MANIFEST",
+                    format!("no manifest ({why}): the profile is built from the help text"),
+                    json!({ "reason": why }),
+                ),
+            );
+            Ok((body, "help"))
+        }
+    }
 }
 
 /// Run the profile validator; drop what it rejects in a probe or in
@@ -439,165 +522,6 @@ fn probe(name: &str, argv: &[String], kind: &str) -> Map<String, Value> {
     p.insert("argv".into(), json!(argv));
     p.insert("kind".into(), json!(kind));
     p
-}
-
-/// What one run of a stream showed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Measured {
-    /// Ended by itself after printing this many lines.
-    Finished { lines: u64 },
-    /// Still streaming at the limit, after this many lines.
-    TimedOut { lines: u64 },
-    /// Could not be run.
-    Failed,
-}
-
-/// Runs the tool the way `conform run` will: from the profile's directory, stdin
-/// closed, within the limit.
-struct Runner {
-    program: PathBuf,
-    /// The tool's leading arguments (`-m json.tool`).
-    args: Vec<String>,
-    cwd: PathBuf,
-    limit: Duration,
-    /// The tool as the user typed it, for messages.
-    shown: String,
-    session: Session,
-}
-
-impl Runner {
-    fn run(&self, argv: &[String], stream: bool, env_set: Vec<(String, String)>) -> RunRecord {
-        exec::run(
-            &RunSpec {
-                program: self.program.clone(),
-                args: self.args.iter().chain(argv).cloned().collect(),
-                cwd: self.cwd.clone(),
-                env_set,
-                stdin: StdinMode::Closed,
-                limit: self.limit,
-                capture_limit: exec::DEFAULT_CAPTURE_LIMIT,
-                stream,
-                trigger: None,
-                output: crate::exec::Output::Pipes,
-                sandbox: None,
-                env_remove: Vec::new(),
-            },
-            &self.session,
-        )
-    }
-
-    fn manifest(&self, args: &[String]) -> Result<Value, Failure> {
-        let shown = format!("{} {}", self.shown, args.join(" "));
-        let record = self.run(args, false, Vec::new());
-        if let Some(error) = &record.error {
-            return Err(Failure::tool(
-                "TOOL_FAILED",
-                error.message.clone(),
-                "check that the tool runs",
-            ));
-        }
-        if record.timed_out {
-            return Err(Failure::tool(
-                "TOOL_TIMEOUT",
-                format!("`{shown}` did not finish within {} s (stdin closed); its process group was killed", self.limit.as_secs()),
-                "check that the tool prints its manifest without waiting for input; raise --timeout (at most 5), or save the manifest and pass --manifest-file",
-            ));
-        }
-        if record.exit_code() != Some(0) {
-            let mut failure = Failure::tool(
-                "MANIFEST_FAILED",
-                format!(
-                    "`{shown}` exited {}{}",
-                    describe_exit(&record),
-                    excerpt(&record.stderr.bytes)
-                ),
-                "if the tool has no manifest command, use --from-help; else set its arguments with --manifest-args",
-            );
-            failure.context = Some(Box::new(json!({ "argv": record.argv })));
-            return Err(failure);
-        }
-        let stdout = String::from_utf8_lossy(&record.stdout.bytes);
-        manifest::parse_manifest(&stdout, &format!("the output of `{shown}`"))
-    }
-
-    fn measure(&self, argv: &[String]) -> Measured {
-        let record = self.run(argv, true, Vec::new());
-        if record.error.is_some() {
-            return Measured::Failed;
-        }
-        let lines = crate::lines::count(&record.stdout.bytes);
-        if record.timed_out {
-            Measured::TimedOut { lines }
-        } else {
-            Measured::Finished { lines }
-        }
-    }
-
-    /// `args` then `--help`, else `-h`: the help text, or why there is none.
-    fn help(&self, args: &[String]) -> Result<String, String> {
-        // Help must never wait on a pager or a terminal: `git status --help` opens
-        // a man page, and stdin is closed anyway.
-        let env: Vec<(String, String)> = [
-            ("PAGER", "cat"),
-            ("GIT_PAGER", "cat"),
-            ("MANPAGER", "cat"),
-            ("MAN_KEEP_FORMATTING", ""),
-        ]
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-        let mut why = String::new();
-        for flag in ["--help", "-h"] {
-            let argv: Vec<String> = args.iter().cloned().chain([flag.to_string()]).collect();
-            let record = self.run(&argv, false, env.clone());
-            let shown = format!("`{} {}`", self.shown, argv.join(" "));
-            if let Some(error) = &record.error {
-                return Err(error.message.clone());
-            }
-            if record.timed_out {
-                why = format!("{shown} did not finish within {} s", self.limit.as_secs());
-                continue;
-            }
-            let text = help::clean(
-                if record.stdout.bytes.iter().any(|b| !b.is_ascii_whitespace()) {
-                    &record.stdout.bytes
-                } else {
-                    &record.stderr.bytes
-                },
-            );
-            if help::is_man_page(&text) {
-                why = format!("{shown} opened a manual page");
-                continue;
-            }
-            let usable =
-                record.exit_code() == Some(0) || text.to_ascii_lowercase().contains("usage");
-            if usable && !text.trim().is_empty() {
-                return Ok(text);
-            }
-            why = format!(
-                "{shown} exited {} without help text",
-                describe_exit(&record)
-            );
-        }
-        Err(why)
-    }
-}
-
-fn describe_exit(record: &RunRecord) -> String {
-    match record.exit {
-        exec::Exit::Code(code) => code.to_string(),
-        exec::Exit::Signal(signal) => format!("on signal {signal}"),
-        exec::Exit::Unknown => "without an exit status".into(),
-    }
-}
-
-/// The first line of stderr, for an error message.
-fn excerpt(stderr: &[u8]) -> String {
-    let text = String::from_utf8_lossy(stderr);
-    match text.lines().find(|l| !l.trim().is_empty()) {
-        Some(line) => format!(": {}", line.trim().chars().take(200).collect::<String>()),
-        None => String::new(),
-    }
 }
 
 fn read_manifest_file(path: &Path) -> Result<Value, Failure> {

@@ -22,7 +22,6 @@ use crate::exec::{Output, RunSpec, StdinMode};
 use crate::profile::{LoadedProfile, ProbeKind};
 
 pub(crate) use kind::{KitRun, OrderRun, Placement, RunKind, RunRole, Subject, GERMAN_LOCALE};
-#[allow(unused_imports)] // init uses it once its own copy goes
 pub(crate) use probe::UNKNOWN_FLAG;
 
 /// Index of a run in [`Plan::runs`].

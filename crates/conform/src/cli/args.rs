@@ -45,33 +45,11 @@ pub enum Command {
         /// Profile files, or directories of *.json profiles.
         #[arg(required = true, value_name = "PROFILE")]
         profiles: Vec<PathBuf>,
-        /// Report only these checks, or the group `reference` or `extension` (repeat, or separate with commas); only the runs they need are made.
-        #[arg(long, value_name = "CHECK", value_delimiter = ',', value_parser = selectors())]
-        only: Vec<String>,
-        /// Leave out these checks, or the group `reference` or `extension` (repeat, or separate with commas).
-        #[arg(long, value_name = "CHECK", value_delimiter = ',', value_parser = selectors())]
-        skip: Vec<String>,
-        /// Runs made at once [default: the number of CPUs].
-        #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
-        jobs: Option<u16>,
-        /// Bytes of stdout and of stderr kept per run (suffixes K, M, G); past it output is counted, not kept.
-        #[arg(long, value_name = "BYTES", default_value = "16M", value_parser = parse_size)]
-        capture_limit: usize,
-        /// Run only shard K of N of the (profile, check) pairs, for CI matrices: the i-th pair, profiles then checks in catalog order, goes to shard (i mod N) + 1. Also spelled count:K/N.
-        #[arg(long, value_name = "K/N", value_parser = clap::value_parser!(Partition))]
-        partition: Option<Partition>,
-        /// Print results as JSON lines instead of one envelope: a line per check as it is judged, numbered by _seq from 1, then one terminal line, a {"_summary": true, "_count": N} line (exit 0) or an error envelope with meta.items_emitted (exit 4 when checks failed, 130 on SIGINT).
-        #[arg(long)]
-        stream: bool,
-        /// Start no further run after the first failed check; runs in progress finish, and the profiles cut short are reported with their checks skipped.
-        #[arg(long)]
-        fail_fast: bool,
-        /// Keep first attempts only. By default a run whose outcome time decided (it hit its limit, its line N came after the exit, a pipe stayed held) while the machine kept it from the CPU for a quarter of its time or more is made again alone, and that attempt stands.
-        #[arg(long)]
-        no_rerun: bool,
         #[command(flatten)]
-        reports: ReportArgs,
+        flags: RunFlags,
     },
+    /// Judge TOOL with no profile on disk: infer one as init does (from its manifest, else its --help), run it, report as run does; destructive probes only with --allow-destructive.
+    Check(CheckArgs),
     /// List the checks: id, level, requirements, title.
     Checks {
         /// Only these checks (ids, as `conform run --only` takes them).
@@ -80,6 +58,9 @@ pub enum Command {
         /// Only the checks a level-N verdict covers (level <= N).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=3))]
         level: Option<u8>,
+        /// Instead, every requirement of the CLI Agent Spec (ID, priority, title) with the checks that judge it, or why none does; text is the table of docs/requirements.md.
+        #[arg(long, conflicts_with_all = ["ids", "level"])]
+        requirements: bool,
     },
     /// Print conform's own manifest: every command, flag and exit code (REQ-O-041).
     Manifest,
@@ -128,6 +109,60 @@ pub struct InitArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = command::MAX_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..=command::MAX_TIMEOUT_SECONDS))]
     pub timeout: u64,
     /// The tool to describe (a path, or a command on PATH) and its leading arguments.
+    #[arg(required = true, num_args = 1.., value_name = "TOOL")]
+    pub tool: Vec<String>,
+}
+
+/// How `conform run` and `conform check` run and report.
+#[derive(Debug, clap::Args)]
+pub struct RunFlags {
+    /// Report only these checks, or the group `reference` or `extension` (repeat, or separate with commas); only the runs they need are made.
+    #[arg(long, value_name = "CHECK", value_delimiter = ',', value_parser = selectors())]
+    pub only: Vec<String>,
+    /// Leave out these checks, or the group `reference` or `extension` (repeat, or separate with commas).
+    #[arg(long, value_name = "CHECK", value_delimiter = ',', value_parser = selectors())]
+    pub skip: Vec<String>,
+    /// Runs made at once [default: the number of CPUs].
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+    /// Bytes of stdout and of stderr kept per run (suffixes K, M, G); past it output is counted, not kept.
+    #[arg(long, value_name = "BYTES", default_value = "16M", value_parser = parse_size)]
+    pub capture_limit: usize,
+    /// Run only shard K of N of the (profile, check) pairs, for CI matrices: the i-th pair, profiles then checks in catalog order, goes to shard (i mod N) + 1. Also spelled count:K/N.
+    #[arg(long, value_name = "K/N", value_parser = clap::value_parser!(Partition))]
+    pub partition: Option<Partition>,
+    /// Print results as JSON lines instead of one envelope: a line per check as it is judged, numbered by _seq from 1, then one terminal line, a {"_summary": true, "_count": N} line (exit 0) or an error envelope with meta.items_emitted (exit 4 when checks failed, 130 on SIGINT).
+    #[arg(long)]
+    pub stream: bool,
+    /// Start no further run after the first failed check; runs in progress finish, and the profiles cut short are reported with their checks skipped.
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Keep first attempts only. By default a run whose outcome time decided (it hit its limit, its line N came after the exit, a pipe stayed held) while the machine kept it from the CPU for a quarter of its time or more is made again alone, and that attempt stands.
+    #[arg(long)]
+    pub no_rerun: bool,
+    #[command(flatten)]
+    pub reports: ReportArgs,
+}
+
+/// `conform check [OPTIONS] [--] TOOL [ARGS...]`: as init, TOOL's own arguments that
+/// start with `-` need the `--`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Also write the inferred profile (destructive probes included) to this file, with init --output's rules: its command relative to the file's directory, which every run is then made from; overwriting needs --yes.
+    #[arg(long, value_name = "PATH")]
+    pub save: Option<PathBuf>,
+    /// Confirm overwriting an existing --save file.
+    #[arg(long)]
+    pub yes: bool,
+    /// Also run the destructive probes the profile infers (without confirmation, expecting a refusal, then with their dry-run flag); without it they are listed as not run.
+    #[arg(long)]
+    pub allow_destructive: bool,
+    /// Limit for each run of TOOL while the profile is inferred, and the profile's timeout_seconds (1 to 5).
+    #[arg(long, value_name = "SECONDS", default_value_t = command::MAX_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..=command::MAX_TIMEOUT_SECONDS))]
+    pub timeout: u64,
+    #[command(flatten)]
+    pub flags: RunFlags,
+    /// The tool to judge (a path, or a command on PATH) and its leading arguments.
     #[arg(required = true, num_args = 1.., value_name = "TOOL")]
     pub tool: Vec<String>,
 }

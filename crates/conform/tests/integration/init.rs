@@ -101,6 +101,7 @@ fn hand_written_manifests_give_the_expected_profiles() {
         "required-without-examples",
         "no-streaming",
         "no-destructive",
+        "stdin-and-twins",
     ] {
         let manifest = format!("manifests/{name}.json");
         let (stdout, stderr, code) = text_output(
@@ -183,6 +184,44 @@ fn mutating_commands_and_unfillable_flags_are_skipped_with_a_warning() {
 }
 
 #[test]
+fn commands_that_read_stdin_are_not_probed_and_twin_flags_are_filled_positionally() {
+    let init = conform_in(
+        &fixtures(),
+        [
+            "init",
+            "--manifest-file",
+            "manifests/stdin-and-twins.json",
+            "--",
+            "./tool",
+        ],
+    );
+    assert_eq!(init.code(), 0, "{:#}", init.envelope);
+    let warnings = warning_codes(&init.envelope);
+    for (command, why) in [
+        ("exec", "declares stdin input (mode buffered)"),
+        (
+            "apply",
+            "\"cat plan.json | tool apply\" gives it input on stdin",
+        ),
+    ] {
+        assert!(
+            warnings.iter().any(|(code, m)| code == "COMMAND_SKIPPED"
+                && m.starts_with(&format!("{command}:"))
+                && m.contains(why)),
+            "{command} not reported: {warnings:?}"
+        );
+    }
+    // `name` is a required flag and a positional; the example gives it positionally.
+    let probes = init.envelope["data"]["probes"].to_string();
+    assert!(
+        probes.contains(r#"["items","show","it-1"]"#)
+            && probes.contains(r#"["items","delete","it-1"]"#)
+            && !probes.contains("--name"),
+        "{probes}"
+    );
+}
+
+#[test]
 fn from_help_reads_each_framework_style() {
     let dir = fixtures().join("help");
     for (tool, destructive) in [
@@ -208,6 +247,108 @@ fn from_help_reads_each_framework_style() {
         assert!(
             !stdout.contains(&format!("\"{destructive}\"")),
             "{tool}: {stdout}"
+        );
+    }
+}
+
+#[test]
+fn from_help_reads_yargs_typer_and_git_layouts_and_tries_each_candidate() {
+    let dir = fixtures().join("help");
+    // (tool, what stderr must say about the candidates left out)
+    let cases: [(&str, &[&str]); 3] = [
+        (
+            "yargs",
+            &[
+                "get-skill: no probe written: `./yargs get-skill --help` went for the network",
+                "me: no probe written: its trial run went for the network",
+                "projects get: no probe written: its usage shows a required argument",
+                "they change state or reach out: checkout, init",
+                // Wrapped description lines ("ant", "mmands") are not commands.
+                "say nothing of side effects: auth;",
+            ],
+        ),
+        (
+            "typer",
+            &[
+                "status: no probe written: its trial run did not finish within 3 s with stdin open",
+                "whoami: no probe written: its trial run (stdin closed, a fresh HOME, offline) exited 4",
+                "they change state or reach out: login",
+            ],
+        ),
+        (
+            "gitlike",
+            &[
+                "status: no probe written: its trial run (stdin closed, a fresh HOME, offline) exited 128",
+                "show: no probe written: its usage line shows a required argument",
+                "config get: no probe written: its usage shows a required argument",
+            ],
+        ),
+    ];
+    for (tool, said) in cases {
+        let program = format!("./{tool}");
+        let (stdout, stderr, code) = text_output(
+            &dir,
+            &["init", "--timeout", "3", "--from-help", "--", &program],
+        );
+        assert_eq!(code, 0, "{tool}: {stderr}");
+        let expected = std::fs::read_to_string(dir.join(format!("{tool}.expected.json")))
+            .expect("expected profile");
+        assert_eq!(
+            stdout, expected,
+            "{tool}: the profile changed; stderr:\n{stderr}"
+        );
+        for words in said {
+            assert!(stderr.contains(words), "{tool}: no {words:?} in\n{stderr}");
+        }
+    }
+}
+
+/// git's read probes pass the hang checks wherever the profile lives: `status`
+/// fails outside a repository, so its trial leaves it out there.
+#[test]
+fn git_gets_two_read_probes_that_pass_the_hang_checks_from_any_directory() {
+    let outside = tempfile::tempdir().expect("temp dir");
+    for dir in [outside.path().to_path_buf(), repo_root()] {
+        let scratch = tempfile::tempdir_in(&dir).expect("profile dir");
+        let path = scratch.path().join("git.json");
+        let init = conform_in(
+            &dir,
+            [
+                "init".as_ref(),
+                "--from-help".as_ref(),
+                "--output".as_ref(),
+                path.as_os_str(),
+                "--".as_ref(),
+                "git".as_ref(),
+            ],
+        );
+        assert_eq!(init.code(), 0, "{}: {:#}", dir.display(), init.envelope);
+        let profile = &init.envelope["data"]["profile"];
+        let reads: Vec<String> = profile["probes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|p| p["kind"] == "read")
+            .filter_map(|p| p["name"].as_str().map(String::from))
+            .collect();
+        assert!(reads.len() >= 2, "{}: {reads:?}", dir.display());
+        let run = conform([
+            "run".as_ref(),
+            "--only".as_ref(),
+            "no_hang_stdin_closed,no_hang_stdin_open".as_ref(),
+            path.as_os_str(),
+        ]);
+        assert_eq!(
+            run.status("no_hang_stdin_closed"),
+            "pass",
+            "{:#}",
+            run.envelope
+        );
+        assert_eq!(
+            run.status("no_hang_stdin_open"),
+            "pass",
+            "{:#}",
+            run.envelope
         );
     }
 }

@@ -2,7 +2,9 @@
 //! reference CLI, the broken CLIs and hostile tools.
 
 mod action;
+mod agents_guide;
 mod broken_clis;
+mod check;
 mod hostile;
 mod hostile_env;
 mod init;
@@ -10,6 +12,7 @@ mod partition;
 mod profile_validation;
 mod reference_cli;
 mod reports;
+mod requirements;
 mod stream;
 mod support;
 mod trust;

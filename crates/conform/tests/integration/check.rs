@@ -1,0 +1,172 @@
+//! `conform check -- TOOL`: a profile inferred in memory, run and reported as
+//! `conform run` does; destructive probes only when allowed; `--save`.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::support::{conform, conform_in, repo_root};
+
+fn democli() -> PathBuf {
+    repo_root().join("benchmark/harness/cli/good/democli")
+}
+
+fn warning_codes(envelope: &Value) -> Vec<String> {
+    envelope["warnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|w| w["code"].as_str().map(String::from))
+        .collect()
+}
+
+#[test]
+fn democli_passes_with_its_destructive_probe_listed_as_not_run() {
+    let tool = democli();
+    let check = conform(["check".as_ref(), "--".as_ref(), tool.as_os_str()]);
+    assert_eq!(check.code(), 0, "{:#}", check.envelope);
+    let inferred = &check.envelope["meta"]["inferred"];
+    assert_eq!(inferred["source"], "manifest", "{inferred:#}");
+    assert_eq!(inferred["profile"]["tool"], "democli");
+    let not_run = inferred["destructive_not_run"].as_array().expect("list");
+    assert_eq!(not_run.len(), 1, "{inferred:#}");
+    assert_eq!(not_run[0]["probe"], "deployments delete");
+    assert!(
+        not_run[0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("--allow-destructive")),
+        "{inferred:#}"
+    );
+    // The destructive checks had nothing to run; the probe stays in the profile shown.
+    assert_eq!(check.status("dry_run_preview"), "skip");
+    assert_eq!(check.status("destructive_refuses_unconfirmed"), "skip");
+    let kinds = inferred["profile"]["probes"].to_string();
+    assert!(kinds.contains("\"destructive\""), "{kinds}");
+    assert!(check.ids_with("fail").is_empty(), "{:#}", check.envelope);
+
+    let allowed = conform([
+        "check".as_ref(),
+        "--allow-destructive".as_ref(),
+        "--".as_ref(),
+        tool.as_os_str(),
+    ]);
+    assert_eq!(allowed.code(), 0, "{:#}", allowed.envelope);
+    assert_eq!(allowed.status("dry_run_preview"), "pass");
+    assert_eq!(allowed.status("destructive_refuses_unconfirmed"), "pass");
+    for level in ["level_1", "level_2", "level_3"] {
+        assert_eq!(allowed.result()["levels"][level], "pass");
+    }
+}
+
+#[test]
+fn save_writes_the_profile_it_used_and_overwrites_only_with_yes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("democli.json");
+    std::fs::write(&path, "keep me\n").expect("write");
+    let tool = democli();
+    let args = |extra: &[&str]| {
+        let mut args: Vec<std::ffi::OsString> =
+            vec!["check".into(), "--save".into(), path.clone().into()];
+        args.extend(extra.iter().map(Into::into));
+        args.extend(["--".into(), tool.clone().into()]);
+        args
+    };
+    let refused = conform(args(&[]));
+    assert_eq!(refused.code(), 2, "{:#}", refused.envelope);
+    assert_eq!(refused.envelope["error"]["code"], "CONFIRMATION_REQUIRED");
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), "keep me\n");
+
+    let saved = conform(args(&["--yes"]));
+    assert_eq!(saved.code(), 0, "{:#}", saved.envelope);
+    let inferred = &saved.envelope["meta"]["inferred"];
+    assert_eq!(inferred["saved"], path.display().to_string());
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("JSON");
+    assert_eq!(written, inferred["profile"]);
+    // The saved profile runs as it is, from anywhere.
+    let run = conform(["run".as_ref(), path.as_os_str()]);
+    assert_eq!(run.code(), 0, "{:#}", run.envelope);
+}
+
+#[test]
+fn a_tool_without_a_manifest_is_inferred_from_its_help() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/init/help");
+    let check = conform_in(&dir, ["check", "--", "./clap"]);
+    let inferred = &check.envelope["meta"]["inferred"];
+    assert_eq!(inferred["source"], "help", "{:#}", check.envelope);
+    assert!(
+        warning_codes(&check.envelope).contains(&"NO_MANIFEST".to_string()),
+        "{:#}",
+        check.envelope
+    );
+    let probes = inferred["profile"]["probes"].to_string();
+    assert!(probes.contains(r#"["list"]"#), "{probes}");
+    // Its candidates answered: the hang checks pass on every probe chosen.
+    assert_eq!(check.status("no_hang_stdin_closed"), "pass");
+    assert_eq!(check.status("no_hang_stdin_open"), "pass");
+}
+
+#[test]
+fn report_flags_work_as_in_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let junit = dir.path().join("junit.xml");
+    let tool = democli();
+    let check = conform([
+        "check".as_ref(),
+        "--only".as_ref(),
+        "reference".as_ref(),
+        "--junit".as_ref(),
+        junit.as_os_str(),
+        "--".as_ref(),
+        tool.as_os_str(),
+    ]);
+    assert_eq!(check.code(), 0, "{:#}", check.envelope);
+    let xml = std::fs::read_to_string(&junit).expect("junit written");
+    assert!(xml.contains("json_envelope"), "{xml}");
+    // --only applies: the extension checks were left out.
+    let reported = check.result()["checks"].to_string();
+    assert!(!reported.contains("pager_not_invoked"), "{reported}");
+}
+
+/// On broken CLIs, the inferred profile finds no failure the hand-written profile
+/// does not: nothing fails because of the probes check chose.
+#[test]
+fn broken_clis_fail_only_what_their_hand_written_profiles_fail() {
+    for name in [
+        "hang-on-list",
+        "reads-stdin",
+        "list-pipes-through-pager",
+        "option-after-positional-ignored",
+        "ansi-when-piped",
+        "json-needs-format-flag",
+        "manifest-missing-scopes",
+    ] {
+        let path = repo_root().join(format!("conformance/profiles/bad/expected/{name}.json"));
+        let expected: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("expected")).expect("JSON");
+        let allowed: BTreeSet<&str> = expected["fail"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let tool = format!("benchmark/harness/cli/bad/{name}");
+        let check = conform(["check", "--", tool.as_str()]);
+        let failed = check.ids_with("fail");
+        let extra: Vec<&String> = failed
+            .iter()
+            .filter(|id| !allowed.contains(id.as_str()))
+            .collect();
+        assert!(
+            extra.is_empty(),
+            "{name}: check failed {extra:?} beyond {allowed:?}: {:#}",
+            check.envelope
+        );
+        assert!(
+            !failed.is_empty() || name == "option-after-positional-ignored",
+            "{name}: the defect went unseen: {:#}",
+            check.envelope["meta"]["inferred"]
+        );
+    }
+}
