@@ -46,6 +46,7 @@ mod session;
 mod spawn;
 #[cfg(test)]
 mod tests;
+mod toolchain;
 mod trigger;
 
 use std::path::PathBuf;
