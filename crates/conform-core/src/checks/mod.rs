@@ -1,15 +1,18 @@
 //! The check catalog and the judging of runs. One module per check family; each
-//! reads the runs it needs from the shared records and reports an [`Outcome`].
+//! reads the runs it needs from the shared records (its [`Context`], `context.rs`)
+//! and reports an [`Outcome`]; `judge.rs` judges the selected checks.
 
 mod agent_env;
 mod argument_order;
 mod color;
+mod context;
 mod contracts;
 mod destructive;
 mod envelope;
 mod hang;
 mod help;
 mod invalid;
+mod judge;
 mod manifest;
 mod profile_consistency;
 mod signals;
@@ -21,19 +24,16 @@ pub(crate) mod schemas;
 mod skips;
 mod support;
 
-use std::cell::{OnceCell, RefCell};
 use std::collections::BTreeSet;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::exec::{Exit, RunError, RunErrorKind, RunRecord};
-use crate::plan::Records;
-use crate::plan::{Plan, PlannedRun, RunIndex, RunKind, RunRole};
-use crate::profile::{LoadedProfile, ProbeKind};
+use crate::plan::{PlannedRun, RunIndex, RunKind};
 
+pub(crate) use context::Context;
 pub(crate) use evidence::Evidence;
+pub(crate) use judge::judge;
 
 /// The registry: every check conform knows, in catalog (and report) order, each
 /// one line naming its module's spec. It generates [`CheckId`] and [`CATALOG`], so
@@ -248,203 +248,6 @@ impl Judged<'_> {
     }
 }
 
-/// Everything the checks read.
-pub(crate) struct Context<'a> {
-    pub profile: &'a LoadedProfile,
-    pub plan: &'a Plan,
-    pub records: &'a Records,
-    /// Each run's stdout parsed and validated as an envelope, at most once: several
-    /// checks read the same runs.
-    envelopes: Vec<OnceCell<Result<Value, String>>>,
-    /// While a check (or a family) is judged: the kinds it declared, the only runs
-    /// it sees.
-    reads: RefCell<Option<Vec<RunKind>>>,
-    /// The manifest's `data` validated as a ManifestResponse, once for every check
-    /// that reads it.
-    pub(super) manifest_verdict: OnceCell<Result<(), String>>,
-}
-
-impl<'a> Context<'a> {
-    pub(crate) fn new(profile: &'a LoadedProfile, plan: &'a Plan, records: &'a Records) -> Self {
-        Context {
-            profile,
-            plan,
-            records,
-            envelopes: vec![OnceCell::new(); records.len()],
-            reads: RefCell::new(None),
-            manifest_verdict: OnceCell::new(),
-        }
-    }
-
-    /// Made runs with a role matching `select`, in plan order; while a check is
-    /// judged, only of the kinds it declared.
-    pub(crate) fn runs(&self, select: impl Fn(&RunRole) -> bool) -> Vec<Judged<'a>> {
-        let reads = self.reads.borrow();
-        self.all_runs()
-            .into_iter()
-            .filter(|run| {
-                reads
-                    .as_ref()
-                    .is_none_or(|reads| reads.contains(&run.planned.role.kind))
-            })
-            .filter(|run| select(&run.planned.role))
-            .collect()
-    }
-
-    /// Made runs of these kinds, in plan order.
-    pub(crate) fn runs_of(&self, kinds: &[RunKind]) -> Vec<Judged<'a>> {
-        self.runs(|role| kinds.contains(&role.kind))
-    }
-
-    /// Made runs of `kind` made from probes of `probe_kind`, in plan order.
-    pub(crate) fn probe_runs(&self, kind: RunKind, probe_kind: ProbeKind) -> Vec<Judged<'a>> {
-        let probes = &self.profile.profile.probes;
-        self.runs(|role| {
-            role.kind == kind
-                && role
-                    .probe_index()
-                    .and_then(|p| probes.get(p))
-                    .is_some_and(|p| p.kind == probe_kind)
-        })
-    }
-
-    /// Every made run of the kinds the check being judged declared.
-    pub(crate) fn declared_runs(&self) -> Vec<Judged<'a>> {
-        self.runs(|_| true)
-    }
-
-    /// Every made run, in plan order, whatever is being judged.
-    pub(crate) fn all_runs(&self) -> Vec<Judged<'a>> {
-        self.plan
-            .runs
-            .iter()
-            .zip(self.records.iter())
-            .enumerate()
-            .filter_map(|(index, (planned, record))| {
-                record.as_ref().map(|record| Judged {
-                    index,
-                    planned,
-                    record,
-                })
-            })
-            .collect()
-    }
-
-    /// The one made run with exactly this role.
-    pub(crate) fn run(&self, role: RunRole) -> Option<Judged<'a>> {
-        self.runs(|r| *r == role).into_iter().next()
-    }
-
-    /// The run's stdout as exactly one valid ResponseEnvelope, or why it is not.
-    pub(crate) fn envelope(&self, run: &Judged<'_>) -> &Result<Value, String> {
-        self.envelopes[run.index].get_or_init(|| support::output::parse(run))
-    }
-}
-
-/// Judge the selected checks over the records of a plan's runs, in catalog order.
-/// Each check sees only the runs of the variants it declared, so one that reads a
-/// run it did not declare finds nothing, rather than passing on runs that
-/// `--only` would not make.
-pub(crate) fn judge(ctx: &Context<'_>, selected: &BTreeSet<CheckId>) -> Vec<Outcome> {
-    let specs: Vec<&CheckSpec> = CATALOG
-        .iter()
-        .filter(|spec| selected.contains(&spec.id))
-        .collect();
-    // Each family's outcomes, from its one pass.
-    let mut families: Vec<(&str, Vec<Outcome>)> = Vec::new();
-    let mut outcomes = Vec::new();
-    for spec in &specs {
-        let mut outcome = match spec.judge {
-            Judge::Alone(judge) => guarded(ctx, spec.reads.to_vec(), || vec![judge(ctx)])
-                .map(|mut one| one.remove(0))
-                .unwrap_or_else(|why| panicked(spec.id, &why)),
-            Judge::Family(family) => {
-                if !families.iter().any(|(name, _)| *name == family.name) {
-                    // The family sees what its selected members declared.
-                    let mut reads: Vec<RunKind> = specs
-                        .iter()
-                        .filter(|s| matches!(s.judge, Judge::Family(f) if f.name == family.name))
-                        .flat_map(|s| s.reads.iter().copied())
-                        .collect();
-                    reads.sort();
-                    reads.dedup();
-                    let judged = guarded(ctx, reads, || (family.judge)(ctx));
-                    families.push((
-                        family.name,
-                        judged.unwrap_or_else(|why| {
-                            // Every member reports the panic as its own.
-                            CATALOG.iter().map(|s| panicked(s.id, &why)).collect()
-                        }),
-                    ));
-                }
-                families
-                    .iter_mut()
-                    .find(|(name, _)| *name == family.name)
-                    .and_then(|(_, judged)| {
-                        let at = judged.iter().position(|o| o.id == spec.id)?;
-                        Some(judged.swap_remove(at))
-                    })
-                    .unwrap_or_else(|| panicked(spec.id, "its family gave no outcome for it"))
-            }
-        };
-        if outcome.status() == Status::Pass && outcome.runs_checked == 0 {
-            outcome.skip(nothing_judged(ctx));
-        }
-        outcomes.push(outcome);
-    }
-    outcomes
-}
-
-/// Runs a judge seeing only `reads`; a panic in it is returned as its message, so
-/// that a bug in one judge costs its checks, not the others or the profile.
-fn guarded(
-    ctx: &Context<'_>,
-    reads: Vec<RunKind>,
-    judge: impl FnOnce() -> Vec<Outcome>,
-) -> Result<Vec<Outcome>, String> {
-    *ctx.reads.borrow_mut() = Some(reads);
-    let judged = catch_unwind(AssertUnwindSafe(judge));
-    *ctx.reads.borrow_mut() = None;
-    judged.map_err(|payload| crate::exit::panic_message(payload.as_ref()).to_string())
-}
-
-/// The outcome of a check whose judge panicked: never a pass, never the tool's
-/// failure.
-fn panicked(id: CheckId, why: &str) -> Outcome {
-    let mut outcome = Outcome::new(id);
-    outcome.skip(format!(
-        "conform could not judge this check: its judge panicked ({why}); this is a bug in conform, not in the tool"
-    ));
-    outcome
-}
-
-/// Why a check judged no run. A check that judged nothing is never a pass: its runs
-/// were not made because the probe's stdin-closed run hit the limit, or they did not
-/// finish, and the hang checks report those.
-fn nothing_judged(ctx: &Context<'_>) -> String {
-    let hung: Vec<String> = ctx
-        .all_runs()
-        .iter()
-        .filter(|run| run.record.timed_out)
-        .map(|run| {
-            format!(
-                "{} (stdin {}) hit the {}s limit",
-                evidence::quoted(&run.planned.label),
-                run.record.stdin.as_str(),
-                run.planned.spec.limit.as_secs_f64()
-            )
-        })
-        .collect();
-    if hung.is_empty() {
-        "no run this check reads was made".to_string()
-    } else {
-        format!(
-            "no run could be judged: {}; the runs that follow a hung run are not made",
-            hung.join(", ")
-        )
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -534,76 +337,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    /// A context over every run a four-probe profile makes with every check
-    /// selected, each record as a run that made nothing.
-    fn with_full_context(test: impl FnOnce(&Context<'_>, &Plan)) {
-        let dir = std::env::temp_dir();
-        let text = r#"{
-            "schema_version": "1.0", "tool": "t", "command": ["sh", "-c", "exit 0", "sh"], "timeout_seconds": 5,
-            "manifest": ["manifest"],
-            "argument_order": { "command_path": ["list"], "local_args": ["--limit", "1"], "global_flag": "--format", "value": "json", "alternate_value": "plain", "positional": "p" },
-            "probes": [
-                { "name": "list", "argv": ["list"], "kind": "read" },
-                { "name": "bad", "argv": ["list", "--nope"], "kind": "invalid" },
-                { "name": "rm", "argv": ["rm"], "kind": "destructive", "dry_run_flag": "--dry-run" },
-                { "name": "watch", "argv": ["watch"], "kind": "stream", "signal": "INT", "after_lines": 2 }
-            ]
-        }"#;
-        let (profile, program) = crate::profile::parse(text, &dir).expect("valid profile");
-        let loaded = LoadedProfile {
-            path: dir.join("p.json"),
-            dir,
-            profile,
-            program,
-            locations: crate::profile::Locations::scan(text),
-        };
-        let plan = crate::plan::plan(
-            &loaded,
-            &reads(&CheckId::all()),
-            crate::plan::RunOptions { capture_limit: 1 },
-        );
-        let records: Records = plan
-            .runs
-            .iter()
-            .map(|run| Some(RunRecord::new(&run.spec)))
-            .collect();
-        test(&Context::new(&loaded, &plan, &records), &plan);
-    }
-
-    #[test]
-    fn a_panicking_judge_costs_its_own_check_and_leaves_the_view_as_it_was() {
-        with_full_context(|ctx, _| {
-            let judged = guarded(ctx, vec![RunKind::Closed], || panic!("boom"));
-            assert_eq!(judged.map(|o| o.len()), Err("boom".to_string()));
-            assert!(ctx.reads.borrow().is_none(), "the view is reset");
-            let outcome = panicked(CheckId::JsonEnvelope, "boom");
-            assert_eq!(outcome.status(), Status::Skip);
-            let reason = outcome.skipped_reason.unwrap_or_default();
-            assert!(reason.contains("its judge panicked (boom)"), "{reason}");
-            assert!(
-                reason.contains("a bug in conform, not in the tool"),
-                "{reason}"
-            );
-        });
-    }
-
-    #[test]
-    fn while_a_check_is_judged_it_sees_only_the_kinds_it_declared() {
-        with_full_context(|ctx, plan| {
-            for spec in CATALOG {
-                assert!(!spec.reads.is_empty(), "{} reads nothing", spec.name);
-                *ctx.reads.borrow_mut() = Some(spec.reads.to_vec());
-                let seen = ctx.runs(|_| true);
-                *ctx.reads.borrow_mut() = None;
-                assert!(!seen.is_empty(), "{} sees no run", spec.name);
-                for run in seen {
-                    let kind = run.planned.role.kind;
-                    assert!(spec.reads.contains(&kind), "{} saw {kind:?}", spec.name);
-                }
-            }
-            assert_eq!(ctx.runs(|_| true).len(), plan.runs.len());
-        });
     }
 }

@@ -2,7 +2,6 @@
 //! happened (a pipe is readable, the process may have exited, time passed, conform
 //! was cancelled); it reacts at once and says when it next needs attention.
 
-use std::collections::HashMap;
 use std::os::fd::{BorrowedFd, OwnedFd};
 use std::process::ChildStdin;
 use std::time::{Duration, Instant};
@@ -12,15 +11,13 @@ use nix::unistd::Pid;
 
 use super::capture::Pipe;
 use super::cpu;
+use super::demand::Demand;
 use super::orphans;
 use super::process::Process;
 use super::sandbox;
 use super::session::Scratch;
-use super::{
-    holders, spawn, CpuWait, Exit, KitKill, RunError, RunErrorKind, RunRecord, RunSpec,
-    TriggerAction, TriggerOutcome,
-};
-use crate::lines;
+use super::trigger::Armed;
+use super::{holders, spawn, Exit, KitKill, RunError, RunErrorKind, RunRecord, RunSpec};
 
 /// Between SIGTERM and SIGKILL at the limit: long enough for a tool to flush a
 /// cancellation message, short enough to keep a hung run's cost near its limit.
@@ -74,23 +71,14 @@ pub(super) struct Active {
     stderr: Pipe,
     /// The run's sandbox, reported and removed when the record is taken.
     sandbox: Option<sandbox::Made>,
-    /// Stdout lines read so far, counted while a trigger is pending.
-    lines: lines::Counter,
-    trigger_due: bool,
+    /// The trigger, waiting for its line of stdout.
+    trigger: Armed,
     /// When the kit hit the limit (or was cancelled) and began killing the group.
     killed_at: Option<Instant>,
     /// What the kit did to stop the tool; its `exit` is filled in at the end.
     kill: Option<KitKill>,
-    /// The group's CPU ticks at the last sample, and whether it was blocked (in a
-    /// sleep or a read) since the one before: an idle tool frees its job slot.
-    cpu_ticks: Option<u64>,
-    idle: bool,
-    next_sample: Instant,
-    /// Each of the tool's threads' run delay at the last sample.
-    thread_waits: HashMap<i32, u64>,
-    /// The reactor thread's run delay when the run started.
-    kit_wait_at_start: Option<Duration>,
-    cpu_wait: CpuWait,
+    /// Whether the tool uses the CPU, and how long it waited for one.
+    demand: Demand,
 }
 
 impl Active {
@@ -147,17 +135,10 @@ impl Active {
             stdout: Pipe::new(stdout, spec.capture_limit),
             stderr: Pipe::new(child.stderr.take().map(OwnedFd::from), spec.capture_limit),
             sandbox: made,
-            lines: lines::Counter::default(),
-            trigger_due: spec.trigger.is_some(),
+            trigger: Armed::new(spec.trigger),
             killed_at: None,
             kill: None,
-            // A new process group: the tool has used no CPU yet.
-            cpu_ticks: Some(0),
-            idle: false,
-            next_sample: started + cpu::FIRST_SAMPLE,
-            thread_waits: HashMap::new(),
-            kit_wait_at_start: cpu::this_thread_wait(),
-            cpu_wait: CpuWait::default(),
+            demand: Demand::new(started),
         };
         // `after_lines: 0` is due before any output.
         active.maybe_trigger();
@@ -167,17 +148,17 @@ impl Active {
     /// Whether the tool holds a job slot: alive, not being killed, and using CPU.
     /// A run that only waits (an idle tool, a grace, a held pipe) does not.
     pub(super) fn busy(&self) -> bool {
-        self.phase == Phase::Running && !self.idle
+        self.phase == Phase::Running && !self.demand.idle()
     }
 
     /// Whether the tool's CPU use is due to be sampled.
     pub(super) fn sample_due(&self, now: Instant) -> bool {
-        self.phase == Phase::Running && now >= self.next_sample
+        self.phase == Phase::Running && now >= self.demand.next_sample()
     }
 
     /// Puts a due sample off until `until` (the reactor's next pass over `/proc`).
     pub(super) fn defer_sample(&mut self, until: Instant) {
-        self.next_sample = self.next_sample.max(until);
+        self.demand.defer_sample(until);
     }
 
     /// The tool's process group, for CPU samples.
@@ -188,29 +169,12 @@ impl Active {
     /// A CPU sample of the tool's group (`None`: it could not be read, so the tool
     /// counts as busy).
     pub(super) fn sample(&mut self, sample: Option<&cpu::GroupSample>, now: Instant) {
-        self.idle = match (self.cpu_ticks, sample) {
-            (Some(before), Some(sample)) => {
-                let waited = cpu::wait_growth(&self.thread_waits, &sample.waits);
-                self.add_wait(&sample.waits);
-                cpu::idle(before, sample, waited)
-            }
-            _ => false,
-        };
-        self.cpu_ticks = sample.map(|s| s.ticks);
-        self.next_sample = now + cpu::SAMPLE_EVERY;
+        self.demand.sample(sample, now);
     }
 
     /// Another run started while this one was going.
     pub(super) fn note_in_flight(&mut self, runs: usize) {
-        self.cpu_wait.in_flight = self.cpu_wait.in_flight.max(runs);
-    }
-
-    /// Adds how much longer the tool's threads waited for a CPU since the last look.
-    fn add_wait(&mut self, waits: &HashMap<i32, u64>) {
-        self.cpu_wait.tool += cpu::wait_growth(&self.thread_waits, waits);
-        for (&tid, &wait) in waits {
-            self.thread_waits.insert(tid, wait);
-        }
+        self.demand.note_in_flight(runs);
     }
 
     pub(super) fn is_done(&self) -> bool {
@@ -237,7 +201,7 @@ impl Active {
     /// When this run next needs attention even if nothing happens.
     pub(super) fn next_deadline(&self) -> Option<Instant> {
         match self.phase {
-            Phase::Running => Some(self.deadline.min(self.next_sample)),
+            Phase::Running => Some(self.deadline.min(self.demand.next_sample())),
             Phase::Draining => Some(self.deadline),
             Phase::TermGrace { until } | Phase::Finishing { until } => Some(until),
             Phase::Done => None,
@@ -251,9 +215,9 @@ impl Active {
                 let n = self.stdout.read_into(buf);
                 // Lines matter only for a pending trigger; counting is skipped
                 // otherwise, so a flood costs no per-byte work.
-                if self.trigger_due {
+                if self.trigger.is_due() {
                     if let Some(chunk) = buf.get(..n) {
-                        self.lines.feed(chunk);
+                        self.trigger.feed(chunk);
                     }
                     // Straight after the read that completed line N: a tool whose
                     // bookkeeping lags its output is caught.
@@ -322,10 +286,7 @@ impl Active {
             .or(self.process.exited_at())
             .unwrap_or_else(Instant::now);
         self.record.duration = ended.saturating_duration_since(self.started);
-        if let (Some(start), Some(now)) = (self.kit_wait_at_start, cpu::this_thread_wait()) {
-            self.cpu_wait.kit = now.saturating_sub(start);
-        }
-        self.record.cpu_wait = self.cpu_wait;
+        self.record.cpu_wait = self.demand.finish();
         self.record.killed_by_kit = self.kill.map(|kill| KitKill {
             exit: self.process.status().unwrap_or(Exit::Unknown),
             ..kill
@@ -425,7 +386,7 @@ impl Active {
             // The main process is an unreaped zombie: its run delay can still be
             // read, which a run too short to be sampled needs.
             let waits = cpu::process_waits(self.process.pid().as_raw());
-            self.add_wait(&waits);
+            self.demand.add_wait(&waits);
         }
         // Still alive after the kit's SIGTERM grace: it is the SIGKILL that ends it.
         if self.kill.is_some() && !self.process.has_exited() {
@@ -473,32 +434,10 @@ impl Active {
         !self.stdout.is_open() && !self.stderr.is_open()
     }
 
+    /// Fires the trigger if its line has been read (`trigger.rs`).
     fn maybe_trigger(&mut self) {
-        let Some(trigger) = self.spec.trigger else {
-            return;
-        };
-        // At EOF an unterminated last line is a line too, as a line reader sees it.
-        let lines = if self.stdout.is_open() {
-            self.lines.complete()
-        } else {
-            self.lines.total_at_eof()
-        };
-        if !self.trigger_due || lines < trigger.after_lines {
-            return;
+        if let Some(outcome) = self.trigger.maybe_fire(&mut self.stdout, &mut self.process) {
+            self.record.trigger = outcome;
         }
-        self.trigger_due = false;
-        let exited = self.process.has_exited();
-        let delivered = match trigger.action {
-            TriggerAction::Signal(signal) => !exited && self.process.signal(signal),
-            TriggerAction::CloseStdout => {
-                self.stdout.abandon();
-                !exited
-            }
-        };
-        self.record.trigger = if delivered {
-            TriggerOutcome::Fired
-        } else {
-            TriggerOutcome::AfterExit
-        };
     }
 }

@@ -6,7 +6,8 @@
 //! up to a byte cap, and a hard limit after which the whole group is killed.
 //!
 //! Design: a run is data ([`RunSpec`]) and, once started, a non-blocking state
-//! machine (`active.rs`: running, TERM grace, stream drain, finishing). One
+//! machine (`active.rs`: running, TERM grace, stream drain, finishing), which holds
+//! its trigger (`trigger.rs`) and its CPU account (`demand.rs`). One
 //! [`Reactor`] drives every active run on the calling thread: a single `poll` over
 //! each run's stdout and stderr pipes, a pidfd per process (readable when it exits)
 //! and a wake pipe for cancellation, with the earliest deadline as its timeout.
@@ -36,6 +37,7 @@ mod active;
 mod blackhole;
 mod capture;
 mod cpu;
+mod demand;
 mod holders;
 mod orphans;
 mod process;
@@ -45,6 +47,8 @@ mod session;
 mod spawn;
 #[cfg(test)]
 mod tests;
+mod toolchain;
+mod trigger;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -1,0 +1,103 @@
+//! What a check reads: the profile, the plan and the made runs, seen through the
+//! kinds of run the check being judged declared.
+
+use std::cell::{OnceCell, RefCell};
+
+use serde_json::Value;
+
+use super::{support, Judged};
+use crate::plan::{Plan, Records, RunKind, RunRole};
+use crate::profile::{LoadedProfile, ProbeKind};
+
+/// Everything the checks read.
+pub(crate) struct Context<'a> {
+    pub profile: &'a LoadedProfile,
+    pub plan: &'a Plan,
+    pub records: &'a Records,
+    /// Each run's stdout parsed and validated as an envelope, at most once: several
+    /// checks read the same runs.
+    envelopes: Vec<OnceCell<Result<Value, String>>>,
+    /// While a check (or a family) is judged: the kinds it declared, the only runs
+    /// it sees.
+    pub(super) reads: RefCell<Option<Vec<RunKind>>>,
+    /// The manifest's `data` validated as a ManifestResponse, once for every check
+    /// that reads it.
+    pub(super) manifest_verdict: OnceCell<Result<(), String>>,
+}
+
+impl<'a> Context<'a> {
+    pub(crate) fn new(profile: &'a LoadedProfile, plan: &'a Plan, records: &'a Records) -> Self {
+        Context {
+            profile,
+            plan,
+            records,
+            envelopes: vec![OnceCell::new(); records.len()],
+            reads: RefCell::new(None),
+            manifest_verdict: OnceCell::new(),
+        }
+    }
+
+    /// Made runs with a role matching `select`, in plan order; while a check is
+    /// judged, only of the kinds it declared.
+    pub(crate) fn runs(&self, select: impl Fn(&RunRole) -> bool) -> Vec<Judged<'a>> {
+        let reads = self.reads.borrow();
+        self.all_runs()
+            .into_iter()
+            .filter(|run| {
+                reads
+                    .as_ref()
+                    .is_none_or(|reads| reads.contains(&run.planned.role.kind))
+            })
+            .filter(|run| select(&run.planned.role))
+            .collect()
+    }
+
+    /// Made runs of these kinds, in plan order.
+    pub(crate) fn runs_of(&self, kinds: &[RunKind]) -> Vec<Judged<'a>> {
+        self.runs(|role| kinds.contains(&role.kind))
+    }
+
+    /// Made runs of `kind` made from probes of `probe_kind`, in plan order.
+    pub(crate) fn probe_runs(&self, kind: RunKind, probe_kind: ProbeKind) -> Vec<Judged<'a>> {
+        let probes = &self.profile.profile.probes;
+        self.runs(|role| {
+            role.kind == kind
+                && role
+                    .probe_index()
+                    .and_then(|p| probes.get(p))
+                    .is_some_and(|p| p.kind == probe_kind)
+        })
+    }
+
+    /// Every made run of the kinds the check being judged declared.
+    pub(crate) fn declared_runs(&self) -> Vec<Judged<'a>> {
+        self.runs(|_| true)
+    }
+
+    /// Every made run, in plan order, whatever is being judged.
+    pub(crate) fn all_runs(&self) -> Vec<Judged<'a>> {
+        self.plan
+            .runs
+            .iter()
+            .zip(self.records.iter())
+            .enumerate()
+            .filter_map(|(index, (planned, record))| {
+                record.as_ref().map(|record| Judged {
+                    index,
+                    planned,
+                    record,
+                })
+            })
+            .collect()
+    }
+
+    /// The one made run with exactly this role.
+    pub(crate) fn run(&self, role: RunRole) -> Option<Judged<'a>> {
+        self.runs(|r| *r == role).into_iter().next()
+    }
+
+    /// The run's stdout as exactly one valid ResponseEnvelope, or why it is not.
+    pub(crate) fn envelope(&self, run: &Judged<'_>) -> &Result<Value, String> {
+        self.envelopes[run.index].get_or_init(|| support::output::parse(run))
+    }
+}

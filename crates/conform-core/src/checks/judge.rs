@@ -1,0 +1,193 @@
+//! The judging loop: every selected check in catalog order, each family in one
+//! pass, each judge seeing only the runs it declared, and a panicking judge costing
+//! only its own checks.
+
+use std::collections::BTreeSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use super::{evidence, CheckId, CheckSpec, Context, Judge, Outcome, Status, CATALOG};
+use crate::plan::RunKind;
+
+/// Judge the selected checks over the records of a plan's runs, in catalog order.
+/// Each check sees only the runs of the variants it declared, so one that reads a
+/// run it did not declare finds nothing, rather than passing on runs that
+/// `--only` would not make.
+pub(crate) fn judge(ctx: &Context<'_>, selected: &BTreeSet<CheckId>) -> Vec<Outcome> {
+    let specs: Vec<&CheckSpec> = CATALOG
+        .iter()
+        .filter(|spec| selected.contains(&spec.id))
+        .collect();
+    // Each family's outcomes, from its one pass.
+    let mut families: Vec<(&str, Vec<Outcome>)> = Vec::new();
+    let mut outcomes = Vec::new();
+    for spec in &specs {
+        let mut outcome = match spec.judge {
+            Judge::Alone(judge) => guarded(ctx, spec.reads.to_vec(), || vec![judge(ctx)])
+                .map(|mut one| one.remove(0))
+                .unwrap_or_else(|why| panicked(spec.id, &why)),
+            Judge::Family(family) => {
+                if !families.iter().any(|(name, _)| *name == family.name) {
+                    // The family sees what its selected members declared.
+                    let mut reads: Vec<RunKind> = specs
+                        .iter()
+                        .filter(|s| matches!(s.judge, Judge::Family(f) if f.name == family.name))
+                        .flat_map(|s| s.reads.iter().copied())
+                        .collect();
+                    reads.sort();
+                    reads.dedup();
+                    let judged = guarded(ctx, reads, || (family.judge)(ctx));
+                    families.push((
+                        family.name,
+                        judged.unwrap_or_else(|why| {
+                            // Every member reports the panic as its own.
+                            CATALOG.iter().map(|s| panicked(s.id, &why)).collect()
+                        }),
+                    ));
+                }
+                families
+                    .iter_mut()
+                    .find(|(name, _)| *name == family.name)
+                    .and_then(|(_, judged)| {
+                        let at = judged.iter().position(|o| o.id == spec.id)?;
+                        Some(judged.swap_remove(at))
+                    })
+                    .unwrap_or_else(|| panicked(spec.id, "its family gave no outcome for it"))
+            }
+        };
+        if outcome.status() == Status::Pass && outcome.runs_checked == 0 {
+            outcome.skip(nothing_judged(ctx));
+        }
+        outcomes.push(outcome);
+    }
+    outcomes
+}
+
+/// Runs a judge seeing only `reads`; a panic in it is returned as its message, so
+/// that a bug in one judge costs its checks, not the others or the profile.
+fn guarded(
+    ctx: &Context<'_>,
+    reads: Vec<RunKind>,
+    judge: impl FnOnce() -> Vec<Outcome>,
+) -> Result<Vec<Outcome>, String> {
+    *ctx.reads.borrow_mut() = Some(reads);
+    let judged = catch_unwind(AssertUnwindSafe(judge));
+    *ctx.reads.borrow_mut() = None;
+    judged.map_err(|payload| crate::exit::panic_message(payload.as_ref()).to_string())
+}
+
+/// The outcome of a check whose judge panicked: never a pass, never the tool's
+/// failure.
+fn panicked(id: CheckId, why: &str) -> Outcome {
+    let mut outcome = Outcome::new(id);
+    outcome.skip(format!(
+        "conform could not judge this check: its judge panicked ({why}); this is a bug in conform, not in the tool"
+    ));
+    outcome
+}
+
+/// Why a check judged no run. A check that judged nothing is never a pass: its runs
+/// were not made because the probe's stdin-closed run hit the limit, or they did not
+/// finish, and the hang checks report those.
+fn nothing_judged(ctx: &Context<'_>) -> String {
+    let hung: Vec<String> = ctx
+        .all_runs()
+        .iter()
+        .filter(|run| run.record.timed_out)
+        .map(|run| {
+            format!(
+                "{} (stdin {}) hit the {}s limit",
+                evidence::quoted(&run.planned.label),
+                run.record.stdin.as_str(),
+                run.planned.spec.limit.as_secs_f64()
+            )
+        })
+        .collect();
+    if hung.is_empty() {
+        "no run this check reads was made".to_string()
+    } else {
+        format!(
+            "no run could be judged: {}; the runs that follow a hung run are not made",
+            hung.join(", ")
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::reads;
+    use crate::exec::RunRecord;
+    use crate::plan::{Plan, Records};
+    use crate::profile::LoadedProfile;
+
+    /// A context over every run a four-probe profile makes with every check
+    /// selected, each record as a run that made nothing.
+    fn with_full_context(test: impl FnOnce(&Context<'_>, &Plan)) {
+        let dir = std::env::temp_dir();
+        let text = r#"{
+            "schema_version": "1.0", "tool": "t", "command": ["sh", "-c", "exit 0", "sh"], "timeout_seconds": 5,
+            "manifest": ["manifest"],
+            "argument_order": { "command_path": ["list"], "local_args": ["--limit", "1"], "global_flag": "--format", "value": "json", "alternate_value": "plain", "positional": "p" },
+            "probes": [
+                { "name": "list", "argv": ["list"], "kind": "read" },
+                { "name": "bad", "argv": ["list", "--nope"], "kind": "invalid" },
+                { "name": "rm", "argv": ["rm"], "kind": "destructive", "dry_run_flag": "--dry-run" },
+                { "name": "watch", "argv": ["watch"], "kind": "stream", "signal": "INT", "after_lines": 2 }
+            ]
+        }"#;
+        let (profile, program) = crate::profile::parse(text, &dir).expect("valid profile");
+        let loaded = LoadedProfile {
+            path: dir.join("p.json"),
+            dir,
+            profile,
+            program,
+            locations: crate::profile::Locations::scan(text),
+        };
+        let plan = crate::plan::plan(
+            &loaded,
+            &reads(&CheckId::all()),
+            crate::plan::RunOptions { capture_limit: 1 },
+        );
+        let records: Records = plan
+            .runs
+            .iter()
+            .map(|run| Some(RunRecord::new(&run.spec)))
+            .collect();
+        test(&Context::new(&loaded, &plan, &records), &plan);
+    }
+
+    #[test]
+    fn a_panicking_judge_costs_its_own_check_and_leaves_the_view_as_it_was() {
+        with_full_context(|ctx, _| {
+            let judged = guarded(ctx, vec![RunKind::Closed], || panic!("boom"));
+            assert_eq!(judged.map(|o| o.len()), Err("boom".to_string()));
+            assert!(ctx.reads.borrow().is_none(), "the view is reset");
+            let outcome = panicked(CheckId::JsonEnvelope, "boom");
+            assert_eq!(outcome.status(), Status::Skip);
+            let reason = outcome.skipped_reason.unwrap_or_default();
+            assert!(reason.contains("its judge panicked (boom)"), "{reason}");
+            assert!(
+                reason.contains("a bug in conform, not in the tool"),
+                "{reason}"
+            );
+        });
+    }
+
+    #[test]
+    fn while_a_check_is_judged_it_sees_only_the_kinds_it_declared() {
+        with_full_context(|ctx, plan| {
+            for spec in CATALOG {
+                assert!(!spec.reads.is_empty(), "{} reads nothing", spec.name);
+                *ctx.reads.borrow_mut() = Some(spec.reads.to_vec());
+                let seen = ctx.runs(|_| true);
+                *ctx.reads.borrow_mut() = None;
+                assert!(!seen.is_empty(), "{} sees no run", spec.name);
+                for run in seen {
+                    let kind = run.planned.role.kind;
+                    assert!(spec.reads.contains(&kind), "{} saw {kind:?}", spec.name);
+                }
+            }
+            assert_eq!(ctx.runs(|_| true).len(), plan.runs.len());
+        });
+    }
+}

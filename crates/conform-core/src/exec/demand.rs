@@ -1,0 +1,89 @@
+//! What one run asks of the CPU: whether its tool is using it (an idle tool frees
+//! its job slot) and how long the tool, and the kit reading it, waited for one.
+//! The samples are `cpu.rs`'s, read from `/proc`; this keeps one run's account.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use super::cpu;
+use super::CpuWait;
+
+/// One run's CPU account, from its start to its record.
+pub(super) struct Demand {
+    /// The group's CPU ticks at the last sample, and whether it was blocked (in a
+    /// sleep or a read) since the one before: an idle tool frees its job slot.
+    cpu_ticks: Option<u64>,
+    idle: bool,
+    next_sample: Instant,
+    /// Each of the tool's threads' run delay at the last sample.
+    thread_waits: HashMap<i32, u64>,
+    /// The reactor thread's run delay when the run started.
+    kit_wait_at_start: Option<Duration>,
+    cpu_wait: CpuWait,
+}
+
+impl Demand {
+    /// The account of a tool spawned at `started`.
+    pub(super) fn new(started: Instant) -> Demand {
+        Demand {
+            // A new process group: the tool has used no CPU yet.
+            cpu_ticks: Some(0),
+            idle: false,
+            next_sample: started + cpu::FIRST_SAMPLE,
+            thread_waits: HashMap::new(),
+            kit_wait_at_start: cpu::this_thread_wait(),
+            cpu_wait: CpuWait::default(),
+        }
+    }
+
+    /// Whether the tool was blocked, not using CPU, between the last two samples.
+    pub(super) fn idle(&self) -> bool {
+        self.idle
+    }
+
+    /// When the tool's CPU use is next due to be sampled.
+    pub(super) fn next_sample(&self) -> Instant {
+        self.next_sample
+    }
+
+    /// Puts a due sample off until `until` (the reactor's next pass over `/proc`).
+    pub(super) fn defer_sample(&mut self, until: Instant) {
+        self.next_sample = self.next_sample.max(until);
+    }
+
+    /// A CPU sample of the tool's group (`None`: it could not be read, so the tool
+    /// counts as busy).
+    pub(super) fn sample(&mut self, sample: Option<&cpu::GroupSample>, now: Instant) {
+        self.idle = match (self.cpu_ticks, sample) {
+            (Some(before), Some(sample)) => {
+                let waited = cpu::wait_growth(&self.thread_waits, &sample.waits);
+                self.add_wait(&sample.waits);
+                cpu::idle(before, sample, waited)
+            }
+            _ => false,
+        };
+        self.cpu_ticks = sample.map(|s| s.ticks);
+        self.next_sample = now + cpu::SAMPLE_EVERY;
+    }
+
+    /// Another run started while this one was going.
+    pub(super) fn note_in_flight(&mut self, runs: usize) {
+        self.cpu_wait.in_flight = self.cpu_wait.in_flight.max(runs);
+    }
+
+    /// Adds how much longer the tool's threads waited for a CPU since the last look.
+    pub(super) fn add_wait(&mut self, waits: &HashMap<i32, u64>) {
+        self.cpu_wait.tool += cpu::wait_growth(&self.thread_waits, waits);
+        for (&tid, &wait) in waits {
+            self.thread_waits.insert(tid, wait);
+        }
+    }
+
+    /// The waits of the whole run, once it is over: the kit's is read now.
+    pub(super) fn finish(&mut self) -> CpuWait {
+        if let (Some(start), Some(now)) = (self.kit_wait_at_start, cpu::this_thread_wait()) {
+            self.cpu_wait.kit = now.saturating_sub(start);
+        }
+        self.cpu_wait
+    }
+}
