@@ -24,7 +24,7 @@ use super::{holders, spawn, Exit, KitKill, RunError, RunErrorKind, RunRecord, Ru
 const TERM_GRACE: Duration = Duration::from_millis(300);
 /// After the group is killed: how long to wait for EOF on the pipes and for the
 /// reap. Only a process outside the group (setsid) can hold a pipe past this.
-const EOF_GRACE: Duration = Duration::from_millis(250);
+pub(super) const EOF_GRACE: Duration = Duration::from_millis(250);
 /// Limits are clamped to this, so that adding one to the clock cannot overflow.
 const LONGEST_LIMIT: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 

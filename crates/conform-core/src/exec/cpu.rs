@@ -30,9 +30,12 @@ pub(super) const PASS_GAP: Duration = Duration::from_millis(20);
 /// Linux) and a tool may count as idle.
 const IDLE_TICKS: u64 = 1;
 
-/// Run delay that grows by less than this between samples is scheduler noise (a
-/// wake-up takes microseconds), not a tool kept from the CPU.
-const IDLE_WAIT: Duration = Duration::from_millis(2);
+/// Run delay that grows by less than this between samples (a fifth of the 100 ms
+/// period) is a tool that was briefly runnable and then blocked, not one kept from
+/// the CPU: a starved tool waits for most of the period. With 2 ms, tools that
+/// start and block held their slots a period longer, and a directory of broken
+/// CLIs took 15% longer.
+const IDLE_WAIT: Duration = Duration::from_millis(20);
 
 /// One look at a process group's threads.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]

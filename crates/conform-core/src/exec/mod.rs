@@ -323,12 +323,19 @@ impl RunRecord {
         }
     }
 
-    /// Whether time, rather than the tool alone, decided how this run ended: it hit
-    /// its limit, its line N came after the exit, or a pipe was still held when
-    /// the grace after the exit ran out. Such an outcome is trusted only when the
-    /// tool had the CPU it asked for.
-    pub(crate) fn decided_by_time(&self) -> bool {
-        self.timed_out || self.pipe_held_open || self.trigger == TriggerOutcome::AfterExit
+    /// Whether time, rather than the tool alone, decided how this run ended, and
+    /// over how long: it hit its limit (its duration), its line N came after the
+    /// exit (the run up to it), or a pipe was still held when the grace after the
+    /// exit ran out (the run and that grace). Such an outcome is trusted only when
+    /// the tool had the CPU it asked for.
+    pub(crate) fn time_decided_over(&self) -> Option<Duration> {
+        if self.timed_out || self.trigger == TriggerOutcome::AfterExit {
+            Some(self.duration)
+        } else if self.pipe_held_open {
+            Some(self.duration + active::EOF_GRACE)
+        } else {
+            None
+        }
     }
 
     /// Exit code, if the process exited normally.
