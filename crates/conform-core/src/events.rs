@@ -34,6 +34,12 @@ pub(crate) enum Event<'a> {
 /// A consumer of events.
 pub(crate) trait Reporter {
     fn event(&mut self, event: &Event<'_>);
+
+    /// Whether it reads `RunStarted` and `RunFinished`: when no reporter does, the
+    /// runner does not make them (a run's facts, a message to the judging thread).
+    fn wants_run_events(&self) -> bool {
+        true
+    }
 }
 
 /// Reports nothing: for callers that only want the final reports.
@@ -41,12 +47,20 @@ pub(crate) struct Silent;
 
 impl Reporter for Silent {
     fn event(&mut self, _: &Event<'_>) {}
+
+    fn wants_run_events(&self) -> bool {
+        false
+    }
 }
 
 /// A reporter borrowed, so its owner can read it once the run is over.
 impl<R: Reporter + ?Sized> Reporter for &mut R {
     fn event(&mut self, event: &Event<'_>) {
         (**self).event(event);
+    }
+
+    fn wants_run_events(&self) -> bool {
+        (**self).wants_run_events()
     }
 }
 
@@ -57,6 +71,10 @@ impl<R: Reporter> Reporter for Option<R> {
             reporter.event(event);
         }
     }
+
+    fn wants_run_events(&self) -> bool {
+        self.as_ref().is_some_and(Reporter::wants_run_events)
+    }
 }
 
 /// Several reporters fed the same events, in order.
@@ -65,5 +83,9 @@ impl Reporter for Vec<Box<dyn Reporter + Send + '_>> {
         for reporter in self.iter_mut() {
             reporter.event(event);
         }
+    }
+
+    fn wants_run_events(&self) -> bool {
+        self.iter().any(|reporter| reporter.wants_run_events())
     }
 }

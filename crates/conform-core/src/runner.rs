@@ -131,10 +131,14 @@ pub(crate) fn run_profiles(
         .collect();
     let stop = Stop::default();
     let (sender, receiver) = mpsc::channel();
+    // When no reporter reads runs as they start and end (piped output, a library
+    // suite), those events are not made: no run's facts, no message per run.
+    // `--fail-fast` reads only judged checks.
+    let run_events = reporter.wants_run_events();
     std::thread::scope(|scope| {
         let judging =
             scope.spawn(|| judge_as_done(runs, &plans, config, &stop, reporter, receiver));
-        make_runs(&plans, config, &stop, &sender);
+        make_runs(&plans, config, &stop, &sender, run_events);
         // The judging thread ends once every message is read.
         drop(sender);
         judging
@@ -145,7 +149,13 @@ pub(crate) fn run_profiles(
 
 /// The reactor's side: makes every run and passes on what happened. A send fails
 /// only when the judging thread is gone (it panicked); the runs still end.
-fn make_runs(plans: &[Plan], config: &RunConfig, stop: &Stop, sender: &mpsc::Sender<Message>) {
+fn make_runs(
+    plans: &[Plan],
+    config: &RunConfig,
+    stop: &Stop,
+    sender: &mpsc::Sender<Message>,
+    run_events: bool,
+) {
     let plan_refs: Vec<&Plan> = plans.iter().collect();
     let mut started: Vec<Option<Instant>> = vec![None; plans.len()];
     // Plans that lost runs to the stop flag: they are reported as not run.
@@ -163,12 +173,14 @@ fn make_runs(plans: &[Plan], config: &RunConfig, stop: &Stop, sender: &mpsc::Sen
         |progress| match progress {
             Progress::Started((p, index)) => {
                 started[p].get_or_insert_with(Instant::now);
-                let _ = sender.send(Message::Started {
-                    profile: p,
-                    run: index,
-                });
+                if run_events {
+                    let _ = sender.send(Message::Started {
+                        profile: p,
+                        run: index,
+                    });
+                }
             }
-            Progress::Finished((p, index), Some(record)) => {
+            Progress::Finished((p, index), Some(record)) if run_events => {
                 let facts = RunFacts::of(&Judged {
                     index,
                     planned: &plans[p].runs[index],
@@ -182,6 +194,7 @@ fn make_runs(plans: &[Plan], config: &RunConfig, stop: &Stop, sender: &mpsc::Sen
             Progress::Finished((p, _), None) => {
                 cut[p] |= stop.flag.load(Ordering::Relaxed);
             }
+            Progress::Finished(_, Some(_)) => {}
             Progress::PlanDone(p, records) => {
                 let _ = sender.send(Message::PlanDone {
                     profile: p,

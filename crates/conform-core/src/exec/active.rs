@@ -83,7 +83,12 @@ pub(super) struct Active {
 
 impl Active {
     /// Spawns the tool; a run that cannot start is a finished record at once.
-    pub(super) fn start(spec: &RunSpec, scratch: &Scratch) -> Result<Active, Box<RunRecord>> {
+    /// `kit_wait` is how long the reactor has waited for a CPU so far.
+    pub(super) fn start(
+        spec: &RunSpec,
+        scratch: &Scratch,
+        kit_wait: Option<Duration>,
+    ) -> Result<Active, Box<RunRecord>> {
         let mut record = RunRecord::new(spec);
         let made = match spec
             .sandbox
@@ -138,7 +143,7 @@ impl Active {
             trigger: Armed::new(spec.trigger),
             killed_at: None,
             kill: None,
-            demand: Demand::new(started),
+            demand: Demand::new(started, kit_wait),
         };
         // `after_lines: 0` is due before any output.
         active.maybe_trigger();
@@ -274,7 +279,7 @@ impl Active {
     }
 
     /// The record, once done.
-    pub(super) fn into_record(mut self) -> RunRecord {
+    pub(super) fn into_record(mut self, kit_wait: Option<Duration>) -> RunRecord {
         drop(self.stdin.take());
         self.record.timed_out = self.killed_at.is_some();
         self.record.exit = match self.process.status() {
@@ -286,7 +291,7 @@ impl Active {
             .or(self.process.exited_at())
             .unwrap_or_else(Instant::now);
         self.record.duration = ended.saturating_duration_since(self.started);
-        self.record.cpu_wait = self.demand.finish();
+        self.record.cpu_wait = self.demand.finish(kit_wait);
         self.record.killed_by_kit = self.kill.map(|kill| KitKill {
             exit: self.process.status().unwrap_or(Exit::Unknown),
             ..kill
@@ -382,9 +387,10 @@ impl Active {
     /// WNOWAIT, or it is still dying), so its pid, the group id, cannot have been
     /// reused by anyone else.
     fn finish(&mut self, now: Instant) {
-        if self.process.has_exited() {
+        if self.spec.trigger.is_some() && self.process.has_exited() {
             // The main process is an unreaped zombie: its run delay can still be
-            // read, which a run too short to be sampled needs.
+            // read, which a run too short to be sampled needs when a late line N
+            // may decide it (other runs pay no /proc read for it).
             let waits = cpu::process_waits(self.process.pid().as_raw());
             self.demand.add_wait(&waits);
         }

@@ -23,15 +23,16 @@ pub(super) struct Demand {
 }
 
 impl Demand {
-    /// The account of a tool spawned at `started`.
-    pub(super) fn new(started: Instant) -> Demand {
+    /// The account of a tool spawned at `started`, when the kit's reactor had
+    /// waited `kit_wait` for a CPU so far.
+    pub(super) fn new(started: Instant, kit_wait: Option<Duration>) -> Demand {
         Demand {
             // A new process group: the tool has used no CPU yet.
             cpu_ticks: Some(0),
             idle: false,
             next_sample: started + cpu::FIRST_SAMPLE,
             thread_waits: HashMap::new(),
-            kit_wait_at_start: cpu::this_thread_wait(),
+            kit_wait_at_start: kit_wait,
             cpu_wait: CpuWait::default(),
         }
     }
@@ -79,9 +80,10 @@ impl Demand {
         }
     }
 
-    /// The waits of the whole run, once it is over: the kit's is read now.
-    pub(super) fn finish(&mut self) -> CpuWait {
-        if let (Some(start), Some(now)) = (self.kit_wait_at_start, cpu::this_thread_wait()) {
+    /// The waits of the whole run, once it is over, the kit's reactor having waited
+    /// `kit_wait` for a CPU by now.
+    pub(super) fn finish(&mut self, kit_wait: Option<Duration>) -> CpuWait {
+        if let (Some(start), Some(now)) = (self.kit_wait_at_start, kit_wait) {
             self.cpu_wait.kit = now.saturating_sub(start);
         }
         self.cpu_wait

@@ -16,6 +16,9 @@ use super::{RunRecord, RunSpec, Session};
 const FALLBACK_WAIT: Duration = Duration::from_millis(5);
 /// One read's worth: a full pipe buffer on Linux.
 const READ_CHUNK: usize = 64 * 1024;
+/// How stale the reactor's own run delay may be: well under the 20 ms below which
+/// no wait makes a run again.
+const KIT_WAIT_EVERY: Duration = Duration::from_millis(5);
 
 /// Runs in progress, keyed by whatever the caller uses to tell them apart.
 pub(crate) struct Reactor<K> {
@@ -28,6 +31,8 @@ pub(crate) struct Reactor<K> {
     buf: Vec<u8>,
     /// When `/proc` was last read for CPU samples.
     last_pass: Option<Instant>,
+    /// This thread's run delay, and when it was read.
+    kit_wait: Option<(Instant, Option<Duration>)>,
 }
 
 impl<K> Reactor<K> {
@@ -38,6 +43,7 @@ impl<K> Reactor<K> {
             session: session.clone(),
             cancelled: false,
             last_pass: None,
+            kit_wait: None,
             buf: vec![0; READ_CHUNK],
         }
     }
@@ -45,7 +51,8 @@ impl<K> Reactor<K> {
     /// Starts a run now. A run that cannot start is a finished record handed out by
     /// the next [`Reactor::wait`].
     pub(crate) fn start(&mut self, key: K, spec: &RunSpec) {
-        match Active::start(spec, &self.session.scratch) {
+        let kit_wait = self.kit_wait(Instant::now());
+        match Active::start(spec, &self.session.scratch, kit_wait) {
             Ok(mut active) => {
                 if self.cancelled || self.session.cancel.is_cancelled() {
                     active.cancel(Instant::now());
@@ -57,6 +64,22 @@ impl<K> Reactor<K> {
                 }
             }
             Err(record) => self.finished.push((key, *record)),
+        }
+    }
+
+    /// How long this thread (the reactor's) has waited for a CPU so far, read at
+    /// most every [`KIT_WAIT_EVERY`]: runs start and end by the hundred per second,
+    /// and the reading only has to be finer than the waits it is compared with.
+    fn kit_wait(&mut self, now: Instant) -> Option<Duration> {
+        match self.kit_wait {
+            Some((read_at, wait)) if now.saturating_duration_since(read_at) < KIT_WAIT_EVERY => {
+                wait
+            }
+            _ => {
+                let wait = cpu::this_thread_wait();
+                self.kit_wait = Some((now, wait));
+                wait
+            }
         }
     }
 
@@ -87,7 +110,8 @@ impl<K> Reactor<K> {
         while index < self.active.len() {
             if self.active[index].1.is_done() {
                 let (key, active) = self.active.swap_remove(index);
-                self.finished.push((key, active.into_record()));
+                let kit_wait = self.kit_wait(Instant::now());
+                self.finished.push((key, active.into_record(kit_wait)));
             } else {
                 index += 1;
             }

@@ -62,6 +62,10 @@ impl<W: Write> StreamReporter<W> {
 }
 
 impl<W: Write> Reporter for StreamReporter<W> {
+    fn wants_run_events(&self) -> bool {
+        false
+    }
+
     fn event(&mut self, event: &Event<'_>) {
         let Event::CheckJudged { profile, check } = event else {
             return;
