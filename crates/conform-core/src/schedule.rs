@@ -10,8 +10,9 @@
 //!
 //! A run whose outcome time decided (it hit its limit, its line N came after the
 //! exit, a pipe was held past the grace) while the machine kept it from the CPU
-//! for a meaningful share of its time ([`starved`]) is made again alone, once
-//! nothing else of this conform is running, before anything is judged on it: its
+//! for a meaningful share of its time ([`starved`]) is made again alone before
+//! anything is judged on it: once no other run can start and the others have all
+//! finished (so the pool drains once for every run made again, not once each). Its
 //! second attempt stands, with the first kept as evidence. A tool blocked in a read
 //! or a sleep waits for no CPU, so a real hang is never made again.
 
@@ -235,8 +236,9 @@ pub(crate) fn execute(
                 pool.finish(key, Some(first), &mut on);
             }
         }
-        if !starved_runs.is_empty() || again.is_some() {
-            // Alone: once everything else has finished, one at a time.
+        if again.is_some() || (pool.ready.is_empty() && !starved_runs.is_empty()) {
+            // Alone, once nothing else can start and everything else has finished,
+            // one at a time: the pool drains once for all of them, not once each.
             if again.is_none() && executor.in_flight() == 0 {
                 if let Some((key, first)) = starved_runs.pop_front() {
                     start(plans, key, executor, &mut pool, &mut on);
