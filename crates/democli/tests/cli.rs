@@ -904,6 +904,7 @@ const CHECKS: &[&str] = &[
     "exit_codes_declared",
     "sigterm_handled",
     "sigpipe_quiet",
+    "bare_no_repl",
 ];
 
 #[test]

@@ -15,6 +15,7 @@ mod invalid;
 mod judge;
 mod manifest;
 mod profile_consistency;
+mod repl;
 mod signals;
 mod stream;
 
@@ -82,6 +83,7 @@ registry! {
     ExitCodesDeclared => contracts::EXIT_CODES_DECLARED,
     SigtermHandled => signals::SIGTERM_HANDLED,
     SigpipeQuiet => signals::SIGPIPE_QUIET,
+    BareNoRepl => repl::BARE_NO_REPL,
 }
 
 /// A check: what the catalog says about it, the run variants it reads (the planner
@@ -300,6 +302,7 @@ mod tests {
         ("REQ-F-015", &[14]),
         ("REQ-F-030", &[17]),
         ("REQ-F-046", &[10]),
+        ("REQ-F-047", &[37]),
         ("REQ-F-055", &[62]),
         ("REQ-F-057", &[64]),
         ("REQ-F-068", &[]),

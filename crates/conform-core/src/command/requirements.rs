@@ -138,7 +138,7 @@ pub(crate) const REQUIREMENTS: &[Requirement] = &[
     Requirement { id: "REQ-F-044", priority: "P0", title: "Shell Argument Escaping Enforcement", unjudged: Some((Why::Profile, "needs a command that passes user input to a shell; no probe kind marks one")) },
     Requirement { id: "REQ-F-045", priority: "P0", title: "Agent Hallucination Input Pattern Rejection", unjudged: Some((Why::Planned, "hallucinated_input_rejected, specified in the catalog (part 3), needs argument_order.positional")) },
     Requirement { id: "REQ-F-046", priority: "P0", title: "Pager Environment Variable Suppression", unjudged: None },
-    Requirement { id: "REQ-F-047", priority: "P0", title: "REPL Mode Prohibition in Non-TTY Context", unjudged: Some((Why::Planned, "bare_no_repl, specified in the catalog (part 3)")) },
+    Requirement { id: "REQ-F-047", priority: "P0", title: "REPL Mode Prohibition in Non-TTY Context", unjudged: None },
     Requirement { id: "REQ-F-048", priority: "P0", title: "Help Output Routing to Stderr in Non-TTY Mode", unjudged: None },
     Requirement { id: "REQ-F-049", priority: "P1", title: "Async Command Handler Enforcement", unjudged: Some((Why::Inside, "a rule on the framework's handler code")) },
     Requirement { id: "REQ-F-050", priority: "P1", title: "Update Notifier Side-Channel Suppression", unjudged: Some((Why::Inside, "a notice follows a network check that an offline sandbox never completes; only a text heuristic on stderr could spot it")) },

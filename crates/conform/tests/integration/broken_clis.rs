@@ -134,4 +134,5 @@ broken! {
     sigterm_exit_1_no_cancel_line => "sigterm-exit-1-no-cancel-line",
     broken_pipe_panics => "broken-pipe-panics",
     stream_envelope_lines => "stream-envelope-lines",
+    bare_starts_repl => "bare-starts-repl",
 }
