@@ -98,10 +98,12 @@ pub enum Defect {
     /// The bare command with stdin not a terminal starts a `democli>` read loop
     /// first, which ends only at EOF.
     BareStartsRepl,
+    /// Help text on stderr ends its lines in CRLF, as a Windows-minded formatter does.
+    HelpInCrlf,
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 41] = [
+    pub const ALL: [(&'static str, Defect); 42] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -164,6 +166,7 @@ impl Defect {
         ("broken-pipe-panics", Defect::BrokenPipePanics),
         ("stream-envelope-lines", Defect::StreamEnvelopeLines),
         ("bare-starts-repl", Defect::BareStartsRepl),
+        ("help-in-crlf", Defect::HelpInCrlf),
     ];
 
     pub fn from_name(name: &str) -> Option<Defect> {

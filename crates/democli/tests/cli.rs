@@ -905,6 +905,7 @@ const CHECKS: &[&str] = &[
     "sigterm_handled",
     "sigpipe_quiet",
     "bare_no_repl",
+    "lf_line_endings",
 ];
 
 #[test]

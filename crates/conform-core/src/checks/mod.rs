@@ -13,6 +13,7 @@ mod hang;
 mod help;
 mod invalid;
 mod judge;
+mod line_endings;
 mod manifest;
 mod profile_consistency;
 mod repl;
@@ -84,6 +85,7 @@ registry! {
     SigtermHandled => signals::SIGTERM_HANDLED,
     SigpipeQuiet => signals::SIGPIPE_QUIET,
     BareNoRepl => repl::BARE_NO_REPL,
+    LfLineEndings => line_endings::LF_LINE_ENDINGS,
 }
 
 /// A check: what the catalog says about it, the run variants it reads (the planner
@@ -306,6 +308,7 @@ mod tests {
         ("REQ-F-055", &[62]),
         ("REQ-F-057", &[64]),
         ("REQ-F-068", &[]),
+        ("REQ-F-072", &[]),
         ("REQ-F-071", &[]),
         ("REQ-O-004", &[5]),
     ];

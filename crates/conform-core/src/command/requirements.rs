@@ -163,7 +163,7 @@ pub(crate) const REQUIREMENTS: &[Requirement] = &[
     Requirement { id: "REQ-F-069", priority: "P0", title: "SIGINT Handler Installation", unjudged: None },
     Requirement { id: "REQ-F-070", priority: "P1", title: "Atomic Write via Rename", unjudged: Some((Why::Inside, "a torn write shows only when a crash interrupts it")) },
     Requirement { id: "REQ-F-071", priority: "P1", title: "File Descriptor Leak Prevention", unjudged: None },
-    Requirement { id: "REQ-F-072", priority: "P1", title: "LF Line Ending Enforcement", unjudged: Some((Why::Planned, "lf_line_endings, specified in the catalog (part 3)")) },
+    Requirement { id: "REQ-F-072", priority: "P1", title: "LF Line Ending Enforcement", unjudged: None },
     Requirement { id: "REQ-F-073", priority: "P1", title: "Environment Variable Namespace Prefix", unjudged: Some((Why::Planned, "generic_env_ignored, specified in the catalog (part 3)")) },
     Requirement { id: "REQ-F-074", priority: "P1", title: "JSON Null/Absent/Empty Convention", unjudged: Some((Why::Manifest, "which fields may be null, absent or empty is the manifest's output_schema to say")) },
     Requirement { id: "REQ-F-075", priority: "P1", title: "Subcommand Additive Stability", unjudged: Some((Why::Inside, "needs two versions of the tool to compare")) },

@@ -135,4 +135,5 @@ broken! {
     broken_pipe_panics => "broken-pipe-panics",
     stream_envelope_lines => "stream-envelope-lines",
     bare_starts_repl => "bare-starts-repl",
+    help_in_crlf => "help-in-crlf",
 }

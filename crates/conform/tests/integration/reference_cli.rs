@@ -35,6 +35,7 @@ fn democli_passes_every_check_of_the_seed_profile() {
         "sigterm_handled",
         "sigpipe_quiet",
         "bare_no_repl",
+        "lf_line_endings",
     ] {
         assert_eq!(run.status(id), "pass", "{id}");
     }
