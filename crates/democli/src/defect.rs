@@ -100,10 +100,12 @@ pub enum Defect {
     BareStartsRepl,
     /// Help text on stderr ends its lines in CRLF, as a Windows-minded formatter does.
     HelpInCrlf,
+    /// Envelopes report an older `meta.tool_version` than `--version` prints.
+    StaleToolVersion,
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 42] = [
+    pub const ALL: [(&'static str, Defect); 43] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -167,6 +169,7 @@ impl Defect {
         ("stream-envelope-lines", Defect::StreamEnvelopeLines),
         ("bare-starts-repl", Defect::BareStartsRepl),
         ("help-in-crlf", Defect::HelpInCrlf),
+        ("stale-tool-version", Defect::StaleToolVersion),
     ];
 
     pub fn from_name(name: &str) -> Option<Defect> {

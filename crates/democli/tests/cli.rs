@@ -906,6 +906,7 @@ const CHECKS: &[&str] = &[
     "sigpipe_quiet",
     "bare_no_repl",
     "lf_line_endings",
+    "meta_versions",
 ];
 
 #[test]

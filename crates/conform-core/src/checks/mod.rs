@@ -19,6 +19,7 @@ mod profile_consistency;
 mod repl;
 mod signals;
 mod stream;
+mod versions;
 
 pub(crate) mod evidence;
 pub(crate) mod schemas;
@@ -86,6 +87,7 @@ registry! {
     SigpipeQuiet => signals::SIGPIPE_QUIET,
     BareNoRepl => repl::BARE_NO_REPL,
     LfLineEndings => line_endings::LF_LINE_ENDINGS,
+    MetaVersions => versions::META_VERSIONS,
 }
 
 /// A check: what the catalog says about it, the run variants it reads (the planner
@@ -302,6 +304,8 @@ mod tests {
         ("REQ-F-013", &[16]),
         ("REQ-F-014", &[16]),
         ("REQ-F-015", &[14]),
+        ("REQ-F-022", &[22]),
+        ("REQ-F-023", &[22, 32]),
         ("REQ-F-030", &[17]),
         ("REQ-F-046", &[10]),
         ("REQ-F-047", &[37]),

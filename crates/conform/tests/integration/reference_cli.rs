@@ -36,6 +36,7 @@ fn democli_passes_every_check_of_the_seed_profile() {
         "sigpipe_quiet",
         "bare_no_repl",
         "lf_line_endings",
+        "meta_versions",
     ] {
         assert_eq!(run.status(id), "pass", "{id}");
     }
