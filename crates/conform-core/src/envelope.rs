@@ -65,6 +65,8 @@ pub(crate) fn envelope_with_meta(
     meta.insert("exit_code".into(), status.code().into());
     meta.insert("duration_ms".into(), duration_ms.into());
     meta.insert("schema_version".into(), RESULT_SCHEMA_VERSION.into());
+    // The build that wrote it, as `--version` prints it (REQ-F-023).
+    meta.insert("tool_version".into(), env!("CARGO_PKG_VERSION").into());
     meta.extend(extra);
     serde_json::json!({
         "ok": status == ExitStatus::Success,

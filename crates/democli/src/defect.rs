@@ -95,10 +95,17 @@ pub enum Defect {
     /// spec's Python framework writes them; a cancellation still ends on the
     /// CANCELLED envelope. The `ok`/`error` pair makes the first item look terminal.
     StreamEnvelopeLines,
+    /// The bare command with stdin not a terminal starts a `democli>` read loop
+    /// first, which ends only at EOF.
+    BareStartsRepl,
+    /// Help text on stderr ends its lines in CRLF, as a Windows-minded formatter does.
+    HelpInCrlf,
+    /// Envelopes report an older `meta.tool_version` than `--version` prints.
+    StaleToolVersion,
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 40] = [
+    pub const ALL: [(&'static str, Defect); 43] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -160,6 +167,9 @@ impl Defect {
         ),
         ("broken-pipe-panics", Defect::BrokenPipePanics),
         ("stream-envelope-lines", Defect::StreamEnvelopeLines),
+        ("bare-starts-repl", Defect::BareStartsRepl),
+        ("help-in-crlf", Defect::HelpInCrlf),
+        ("stale-tool-version", Defect::StaleToolVersion),
     ];
 
     pub fn from_name(name: &str) -> Option<Defect> {

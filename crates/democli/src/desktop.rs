@@ -81,3 +81,20 @@ pub fn write_cache(args: &[String]) {
         }
     }
 }
+
+/// An interactive session on stdin, prompt on stderr as Python's is: each line read
+/// is answered with a prompt again, and only EOF (or `exit`) ends it.
+pub fn repl() {
+    let stdin = std::io::stdin();
+    let mut line = String::new();
+    loop {
+        eprint!("democli> ");
+        line.clear();
+        match stdin.read_line(&mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) if line.trim() == "exit" => break,
+            Ok(_) => {}
+        }
+    }
+    eprintln!();
+}

@@ -17,7 +17,11 @@ pub fn print(ui: &Ui, command: &Command, started: Instant) -> io::Result<u8> {
         output::write_stdout(&text)?;
         return Ok(0);
     }
-    output::write_stderr(&text);
+    if ui.faults.on(Defect::HelpInCrlf) {
+        output::write_stderr(&text.replace('\n', "\r\n"));
+    } else {
+        output::write_stderr(&text);
+    }
     if ui.format == Format::Json {
         let mut meta = Meta::new(command.key, started);
         meta.insert("help", json!(true));

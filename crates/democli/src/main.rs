@@ -89,6 +89,9 @@ fn run(started: Instant) -> io::Result<u8> {
     if args.is_empty() {
         // The bare command shows the root help and succeeds, like `--help`
         // (REQ-F-068): an agent probing what the tool is must not get an error.
+        if faults.on(Defect::BareStartsRepl) {
+            desktop::repl();
+        }
         let code = help::print(&ui, parsed.command, started)?;
         return Ok(if faults.on(Defect::BareExits1) {
             1

@@ -12,6 +12,9 @@ use crate::error::CliError;
 pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Version of democli's own output contract (`meta.schema_version`, REQ-F-022).
 pub const OUTPUT_SCHEMA_VERSION: &str = "1.0";
+/// The version the `stale-tool-version` defect reports in `meta.tool_version`: an
+/// older build's, which `--version` does not print.
+const STALE_TOOL_VERSION: &str = "0.0.9";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -114,6 +117,11 @@ impl Ui {
         if self.faults.on(Defect::EnvelopeMissingWarnings) {
             if let Value::Object(map) = &mut envelope {
                 map.remove("warnings");
+            }
+        }
+        if self.faults.on(Defect::StaleToolVersion) {
+            if let Some(meta) = envelope.get_mut("meta").and_then(Value::as_object_mut) {
+                meta.insert("tool_version".into(), json!(STALE_TOOL_VERSION));
             }
         }
         let mut line = if self.highlight_json() {

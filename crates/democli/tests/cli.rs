@@ -904,6 +904,9 @@ const CHECKS: &[&str] = &[
     "exit_codes_declared",
     "sigterm_handled",
     "sigpipe_quiet",
+    "bare_no_repl",
+    "lf_line_endings",
+    "meta_versions",
 ];
 
 #[test]

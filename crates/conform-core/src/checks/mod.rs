@@ -13,10 +13,13 @@ mod hang;
 mod help;
 mod invalid;
 mod judge;
+mod line_endings;
 mod manifest;
 mod profile_consistency;
+mod repl;
 mod signals;
 mod stream;
+mod versions;
 
 pub(crate) mod evidence;
 pub(crate) mod schemas;
@@ -82,6 +85,9 @@ registry! {
     ExitCodesDeclared => contracts::EXIT_CODES_DECLARED,
     SigtermHandled => signals::SIGTERM_HANDLED,
     SigpipeQuiet => signals::SIGPIPE_QUIET,
+    BareNoRepl => repl::BARE_NO_REPL,
+    LfLineEndings => line_endings::LF_LINE_ENDINGS,
+    MetaVersions => versions::META_VERSIONS,
 }
 
 /// A check: what the catalog says about it, the run variants it reads (the planner
@@ -298,11 +304,15 @@ mod tests {
         ("REQ-F-013", &[16]),
         ("REQ-F-014", &[16]),
         ("REQ-F-015", &[14]),
+        ("REQ-F-022", &[22]),
+        ("REQ-F-023", &[22, 32]),
         ("REQ-F-030", &[17]),
         ("REQ-F-046", &[10]),
+        ("REQ-F-047", &[37]),
         ("REQ-F-055", &[62]),
         ("REQ-F-057", &[64]),
         ("REQ-F-068", &[]),
+        ("REQ-F-072", &[]),
         ("REQ-F-071", &[]),
         ("REQ-O-004", &[5]),
     ];

@@ -28,7 +28,7 @@ const PROFILE: &str = r#"{
 
 /// `id` judged alone over the runs the planner makes for it from [`PROFILE`], each
 /// made as `fill` says (it starts as an exit 0 with nothing written).
-fn judged(id: CheckId, fill: impl Fn(&PlannedRun, &mut RunRecord)) -> Outcome {
+pub(super) fn judged(id: CheckId, fill: impl Fn(&PlannedRun, &mut RunRecord)) -> Outcome {
     let dir = std::env::temp_dir();
     let (profile, program) = profile::parse(PROFILE, &dir).expect("valid profile");
     let loaded = LoadedProfile {
@@ -61,7 +61,7 @@ fn judged(id: CheckId, fill: impl Fn(&PlannedRun, &mut RunRecord)) -> Outcome {
     judge(&ctx, &selected).remove(0)
 }
 
-fn write(record: &mut RunRecord, stdout: &str) {
+pub(super) fn write(record: &mut RunRecord, stdout: &str) {
     record.stdout.bytes = stdout.as_bytes().to_vec();
     record.stdout.total_bytes = stdout.len() as u64;
 }
@@ -73,7 +73,7 @@ fn assert_skipped(outcome: &Outcome, reason: &str) {
     assert!(said.starts_with(reason), "{said}");
 }
 
-fn assert_passed(outcome: &Outcome, runs: usize) {
+pub(super) fn assert_passed(outcome: &Outcome, runs: usize) {
     assert_eq!(outcome.status(), Status::Pass, "{outcome:#?}");
     assert_eq!(outcome.runs_checked, runs, "{outcome:#?}");
 }

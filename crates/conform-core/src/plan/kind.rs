@@ -44,11 +44,14 @@ pub(crate) enum RunKind {
     Sigterm,
     /// Each stream probe, the kit closing stdout after the first line.
     StdoutClosed,
+    /// The bare command in a fresh sandbox with stdin an open pipe: a tool that
+    /// opens a REPL when stdin is not at EOF waits here.
+    BareOpen,
 }
 
 impl RunKind {
     /// Every kind: the planner must make each (a test holds it to that).
-    pub(crate) const ALL: [RunKind; 17] = [
+    pub(crate) const ALL: [RunKind; 18] = [
         RunKind::Closed,
         RunKind::Open,
         RunKind::NoColor,
@@ -66,6 +69,7 @@ impl RunKind {
         RunKind::Locale,
         RunKind::Sigterm,
         RunKind::StdoutClosed,
+        RunKind::BareOpen,
     ];
 
     /// Whether its output is on pipes (every kind but the terminal run).
@@ -74,8 +78,8 @@ impl RunKind {
     }
 
     /// Every kind whose output is on pipes: for checks that judge every such run.
-    pub(crate) const ON_PIPES: [RunKind; 16] = {
-        let mut kinds = [RunKind::Closed; 16];
+    pub(crate) const ON_PIPES: [RunKind; 17] = {
+        let mut kinds = [RunKind::Closed; 17];
         let (mut from, mut to) = (0, 0);
         while from < RunKind::ALL.len() {
             if RunKind::ALL[from].on_pipes() {

@@ -108,6 +108,18 @@ pub(crate) fn plan(loaded: &LoadedProfile, kinds: &BTreeSet<RunKind>, options: R
             planner.add(label, role, spec, vec![], None);
         }
     }
+    if needs.contains(&RunKind::BareOpen) {
+        let spec = RunSpec {
+            stdin: StdinMode::Open,
+            ..planner.shaped(Vec::new(), RunKind::Isolated)
+        };
+        let label = format!("{} (isolated, stdin open)", KitRun::Bare.name());
+        let role = RunRole {
+            kind: RunKind::BareOpen,
+            subject: Subject::Kit(KitRun::Bare),
+        };
+        planner.add(label, role, spec, vec![], None);
+    }
     Plan { runs: planner.runs }
 }
 

@@ -57,7 +57,7 @@ fn assert_broken(name: &str) {
 
 /// Extension checks that skip when the check or run they build on failed: a valid
 /// manifest, a preview, a read probe's baseline run (the terminal and locale runs
-/// are not made after it hung).
+/// are not made after it hung), an envelope to read `meta` from.
 fn is_dependent(id: &str) -> bool {
     matches!(
         id,
@@ -66,6 +66,7 @@ fn is_dependent(id: &str) -> bool {
             | "tty_no_color"
             | "exit_codes_declared"
             | "locale_invariant"
+            | "meta_versions"
     )
 }
 
@@ -134,4 +135,7 @@ broken! {
     sigterm_exit_1_no_cancel_line => "sigterm-exit-1-no-cancel-line",
     broken_pipe_panics => "broken-pipe-panics",
     stream_envelope_lines => "stream-envelope-lines",
+    bare_starts_repl => "bare-starts-repl",
+    help_in_crlf => "help-in-crlf",
+    stale_tool_version => "stale-tool-version",
 }

@@ -100,12 +100,16 @@ fn three_shards_are_disjoint_complete_and_add_up_to_the_whole_run() {
             }
         }
         // Split before planning: democli's shard makes no more runs than the whole
-        // (nearly as many when it holds pipes_closed_on_exit, which reads every run on
-        // pipes) and
+        // (nearly as many when it holds pipes_closed_on_exit, lf_line_endings or
+        // meta_versions, which read every run on pipes) and
         // fewer when it does not.
-        let reads_every_run = pairs
-            .iter()
-            .any(|((p, id), _)| *p == 0 && id == "pipes_closed_on_exit");
+        let reads_every_run = pairs.iter().any(|((p, id), _)| {
+            *p == 0
+                && matches!(
+                    id.as_str(),
+                    "pipes_closed_on_exit" | "lf_line_endings" | "meta_versions"
+                )
+        });
         let (shard_runs, whole_runs) = (runs_of(&shard, 0), runs_of(&whole, 0));
         if reads_every_run {
             // It reads every run on pipes, not the terminal runs.

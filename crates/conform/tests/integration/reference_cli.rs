@@ -34,6 +34,9 @@ fn democli_passes_every_check_of_the_seed_profile() {
         "exit_codes_declared",
         "sigterm_handled",
         "sigpipe_quiet",
+        "bare_no_repl",
+        "lf_line_endings",
+        "meta_versions",
     ] {
         assert_eq!(run.status(id), "pass", "{id}");
     }
