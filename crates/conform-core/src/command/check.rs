@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use super::output::{emit, report_error};
 use super::run::{execute, prepare, Extra, How, RunRequest};
 use super::Output;
-use crate::envelope::{ErrorDetail, ExitStatus};
+use crate::envelope::ExitStatus;
 use crate::init::{self, render_profile, write_atomic, Failure, Generated, Source};
 use crate::profile::{self, LoadedProfile, Locations};
 
@@ -232,23 +232,12 @@ fn failed(mut failure: Failure, request: &CheckRequest, out: &Output) -> ExitSta
     for warning in &failure.warnings {
         eprintln!("conform check: warning: {}", warning.message);
     }
-    let phase = if failure.status == ExitStatus::InvalidInput {
-        "validation"
-    } else {
-        "execution"
-    };
-    let detail = ErrorDetail {
-        code: failure.code.into(),
-        message: failure.message,
-        retryable: failure.status.retryable(),
-        phase: Some(phase),
-        fix_required: Some(failure.fix),
-        context: failure.context.map(|c| *c),
-    };
+    let status = failure.status;
+    let detail = super::failure_detail(failure);
     if !out.json {
         eprintln!("conform: {}", detail.message);
         eprintln!("fix: {}", detail.fix_required.as_deref().unwrap_or(""));
-        return failure.status;
+        return status;
     }
-    report_error(failure.status, detail, Value::Null, out.json, out.started)
+    report_error(status, detail, Value::Null, out.json, out.started)
 }

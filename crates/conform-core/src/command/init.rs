@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 
 use super::output::{elapsed_ms, emit, emit_json, finish};
 use super::Output;
-use crate::envelope::{envelope, ErrorDetail, ExitStatus};
+use crate::envelope::{envelope, ExitStatus};
 use crate::init::Request;
 
 /// `conform init`: generate a profile, then print it, preview it or write it. The
@@ -34,34 +34,18 @@ pub fn init(request: &Request, out: &Output) -> ExitStatus {
             if let Some(status) = request.cancel.exit_status() {
                 failure.status = status;
             }
-            let phase = if failure.status == ExitStatus::InvalidInput {
-                "validation"
-            } else {
-                "execution"
-            };
-            let detail = ErrorDetail {
-                code: failure.code.into(),
-                message: failure.message,
-                retryable: failure.status.retryable(),
-                phase: Some(phase),
-                fix_required: Some(failure.fix),
-                context: failure.context.map(|c| *c),
-            };
+            let status = failure.status;
+            let detail = super::failure_detail(failure);
             if !json_output {
                 eprintln!("conform: {}", detail.message);
                 if let Some(fix) = &detail.fix_required {
                     eprintln!("fix: {fix}");
                 }
-                return failure.status;
+                return status;
             }
-            let mut document = envelope(
-                failure.status,
-                Value::Null,
-                Some(detail),
-                elapsed_ms(started),
-            );
+            let mut document = envelope(status, Value::Null, Some(detail), elapsed_ms(started));
             document["warnings"] = warnings;
-            finish(failure.status, emit_json(&document))
+            finish(status, emit_json(&document))
         }
     }
 }

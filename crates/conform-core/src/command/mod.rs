@@ -232,3 +232,21 @@ pub fn checks(ids: &[String], level: Option<u8>, out: &Output) -> ExitStatus {
     }
     emit(&text)
 }
+
+/// An init or check failure as the envelope's error: a bad argument or profile is a
+/// validation error, anything the tool did an execution error.
+fn failure_detail(failure: crate::init::Failure) -> ErrorDetail {
+    let phase = if failure.status == ExitStatus::InvalidInput {
+        "validation"
+    } else {
+        "execution"
+    };
+    ErrorDetail {
+        code: failure.code.into(),
+        message: failure.message,
+        retryable: failure.status.retryable(),
+        phase: Some(phase),
+        fix_required: Some(failure.fix),
+        context: failure.context.map(|c| *c),
+    }
+}

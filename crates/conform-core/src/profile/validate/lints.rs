@@ -162,30 +162,3 @@ impl Place<'_> {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn format_values() {
-        assert_eq!(format_value("--format", Some("JSON")), Some("JSON"));
-        assert_eq!(format_value("-ojson", None), Some("json"));
-        assert_eq!(format_value("--output", Some("out.txt")), None);
-        assert_eq!(format_value("-o", None), None);
-        assert_eq!(format_value("--format=JSON", None), Some("JSON"));
-        assert_eq!(format_value("-o=json", None), None);
-        assert_eq!(format_value("--formats", Some("json")), None);
-    }
-
-    #[test]
-    fn confirmation_flags_match_whole_flags_and_their_values() {
-        assert!(is_confirmation_flag("--yes", false));
-        assert!(is_confirmation_flag("--yes=true", false));
-        assert!(!is_confirmation_flag("--yesterday", false));
-        assert!(!is_confirmation_flag("--force-color", true));
-        assert!(is_confirmation_flag("-f", true));
-        assert!(!is_confirmation_flag("-f", false));
-        assert!(!is_confirmation_flag("-f=x", true));
-    }
-}
