@@ -1,5 +1,8 @@
 use std::collections::HashMap;
 
+use super::classify::{classify, Class};
+use super::commands::usage_subcommands;
+use super::usage::requires_argument;
 use super::*;
 use crate::init::runner::Measured;
 
