@@ -16,6 +16,7 @@ mod manifest;
 mod paths;
 mod render;
 mod runner;
+mod tool;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

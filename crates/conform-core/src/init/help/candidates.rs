@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use super::classify::{classify, Class};
 use super::commands::{subcommands, usage_subcommands, HelpEntry};
 use super::usage::requires_argument;
-use crate::init::runner::Tool;
+use crate::init::tool::Tool;
 use crate::init::{Body, Warning};
 
 /// What the walk over the commands found.

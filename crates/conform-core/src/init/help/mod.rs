@@ -19,7 +19,7 @@ mod words;
 
 use serde_json::{json, Value};
 
-use super::runner::{Tool, Trial};
+use super::tool::{Tool, Trial};
 use super::{probe, Body, Failure, Warning, UNKNOWN_FLAG};
 use candidates::Found;
 use commands::{add, full_list_argv, subcommands};

@@ -14,7 +14,7 @@ mod shell;
 
 use serde_json::{json, Map, Value};
 
-use super::runner::{Measured, Tool, Trial};
+use super::tool::{Measured, Tool, Trial};
 use super::{probe, Body, Failure, Warning, UNKNOWN_FLAG};
 use crate::checks::schemas;
 use argument_order::argument_order;
