@@ -8,6 +8,7 @@ mod init;
 pub(crate) mod output;
 mod requirements;
 mod run;
+mod selection;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -24,8 +25,8 @@ use output::{elapsed_ms, emit, emit_json, finish, report_error};
 
 pub use self::check::{check, CheckRequest};
 pub use self::init::init;
-pub(crate) use self::run::select;
 pub use self::run::{run, RunRequest};
+pub(crate) use self::selection::select;
 pub use crate::exec::{Orphan, DEFAULT_CAPTURE_LIMIT};
 pub use crate::init::{Request as InitRequest, Source as InitSource, MAX_TIMEOUT_SECONDS};
 pub use crate::partition::Partition;
@@ -90,7 +91,7 @@ pub enum SchemaKind {
 
 /// The names `--only` and `--skip` take: the groups, then every check ID.
 pub fn selectors() -> impl Iterator<Item = &'static str> {
-    run::GROUPS.into_iter().chain(check_ids())
+    selection::GROUPS.into_iter().chain(check_ids())
 }
 
 /// Every check ID, in catalog order.

@@ -20,6 +20,7 @@ use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use serde_json::Value;
 
+use super::tool::{Measured, Tool, Trial};
 use super::{help, manifest, Failure};
 use crate::exec::{
     self, BlackHole, Cancel, RunError, RunErrorKind, RunRecord, RunSpec, Sandbox, Session,
@@ -59,49 +60,6 @@ fn toolchain_homes() -> Vec<(String, String)> {
         .filter(|(_, dir)| dir.is_dir())
         .map(|(name, dir)| (name.to_string(), dir.to_string_lossy().into_owned()))
         .collect()
-}
-
-/// What the profile builders ask of the tool: [`Runner`] answers by running it, a
-/// unit test with canned text.
-pub(super) trait Tool {
-    /// The help of the tool followed by `args` (`[]`: the tool itself), or why
-    /// there is none. `program` is the tool's name as its help writes it.
-    fn help(&mut self, args: &[String], program: &str) -> Result<String, String>;
-    /// What the tool prints for `args` when that exits 0 (`git help -a`).
-    fn listing(&mut self, args: &[String]) -> Result<String, String>;
-    /// The trial of a candidate read probe.
-    fn try_read(&mut self, argv: &[String]) -> Trial;
-    /// One run of a stream, as `conform run` makes it, to count its lines.
-    fn measure(&mut self, argv: &[String]) -> Measured;
-}
-
-/// How a candidate read probe's trial went.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Trial {
-    /// It ended in time with exit 0, stdin closed and then open, offline.
-    Passed,
-    /// It did not; `network` when it connected to the black hole.
-    Failed { reason: String, network: bool },
-}
-
-impl Trial {
-    fn failed(reason: impl Into<String>) -> Trial {
-        Trial::Failed {
-            reason: reason.into(),
-            network: false,
-        }
-    }
-}
-
-/// What one run of a stream showed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Measured {
-    /// Ended by itself after printing this many lines.
-    Finished { lines: u64 },
-    /// Still streaming at the limit, after this many lines.
-    TimedOut { lines: u64 },
-    /// Could not be run.
-    Failed,
 }
 
 /// Runs the tool from the profile's directory, within the limit.

@@ -1,7 +1,10 @@
 use std::collections::HashMap;
 
+use super::classify::{classify, Class};
+use super::commands::usage_subcommands;
+use super::usage::requires_argument;
 use super::*;
-use crate::init::runner::Measured;
+use crate::init::tool::Measured;
 
 fn names(help: &str, path: &[&str]) -> Vec<String> {
     subcommands(help, path)

@@ -1,0 +1,113 @@
+//! `--from-help`: a starting profile for a tool without a manifest, from the help
+//! text of clap, cobra, click, argparse, commander, yargs, Typer (rich's boxes) and
+//! git's own layout.
+//!
+//! Help text says nothing reliable about side effects, so only subcommands whose
+//! names read as read-only become candidates, one level down too (`config list`,
+//! `projects list`), and only when their usage shows no required argument. Every
+//! candidate is then tried once (see [`super::runner`]) and left out when the trial
+//! fails. Destructive-looking names are listed, never called: a destructive probe
+//! needs a dry-run flag only the author can vouch for. Names that read as changing
+//! state are not called either: a tool that ignores `--help` would act.
+
+mod candidates;
+mod classify;
+mod commands;
+mod text;
+mod usage;
+mod words;
+
+use serde_json::{json, Value};
+
+use super::tool::{Tool, Trial};
+use super::{probe, Body, Failure, Warning, UNKNOWN_FLAG};
+use candidates::Found;
+use commands::{add, full_list_argv, subcommands};
+pub(super) use text::{clean, is_man_page};
+pub(super) use usage::looks_like_help;
+use usage::program_name;
+
+/// Probes from help texts, asking `tool` for them; `name` is the program's name.
+pub(super) fn profile_from(tool: &mut dyn Tool, name: &str) -> Result<Body, Failure> {
+    let root = tool.help(&[], name).map_err(|why| {
+        Failure::tool(
+            "NO_HELP",
+            format!("no help text to read: {why}"),
+            "check that the tool prints help for --help or -h, or write the profile by hand (`conform schema profile`)",
+        )
+    })?;
+    let name = program_name(&root, name);
+    let name = name.as_str();
+    let mut body = Body::default();
+    let mut entries = subcommands(&root, &[name]);
+    if let Some(argv) = full_list_argv(&root, name) {
+        match tool.listing(&argv) {
+            Ok(text) => {
+                for entry in subcommands(&text, &[name]) {
+                    add(&mut entries, entry);
+                }
+            }
+            Err(why) => body.warnings.push(Warning::new(
+                "COMMAND_LIST_UNREAD",
+                format!("the help points at `{name} {}` for every command, which gave nothing to read: {why}", argv.join(" ")),
+                json!({ "argv": argv, "reason": why }),
+            )),
+        }
+    }
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+
+    let mut found = Found::default();
+    for entry in &entries {
+        found.command(tool, name, entry, &mut body);
+    }
+    found.report(&mut body);
+    if entries.is_empty() {
+        body.warnings.push(Warning::new(
+            "NO_SUBCOMMANDS",
+            "the help lists no subcommands: only the invalid probe is written; add read probes by hand",
+            json!({}),
+        ));
+    }
+    for argv in found.candidates {
+        let shown = argv.join(" ");
+        match tool.try_read(&argv) {
+            Trial::Passed => body
+                .probes
+                .push(Value::Object(probe(&shown, &argv, "read"))),
+            Trial::Failed { reason, .. } => body.warnings.push(Warning::dropped(&shown, reason)),
+        }
+    }
+    invalid_probe(&mut body);
+    Ok(body)
+}
+
+/// The unknown flag on the first read probe, else on the tool itself.
+fn invalid_probe(body: &mut Body) {
+    let first: Vec<String> = body
+        .probes
+        .first()
+        .and_then(|p| p.get("argv"))
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let argv: Vec<String> = first
+        .iter()
+        .cloned()
+        .chain([UNKNOWN_FLAG.to_string()])
+        .collect();
+    let name = if first.is_empty() {
+        "unknown flag".to_string()
+    } else {
+        format!("unknown flag on {}", first.join(" "))
+    };
+    body.probes
+        .push(Value::Object(probe(&name, &argv, "invalid")));
+}
+
+#[cfg(test)]
+mod tests;
