@@ -27,7 +27,7 @@ pub(crate) fn find_ansi(bytes: &[u8]) -> Option<usize> {
 }
 
 /// stdout as exactly one JSON object that validates as a ResponseEnvelope. Checks
-/// read it through [`Context::envelope`](super::Context::envelope), which parses once.
+/// read it through [`Context::envelope`](crate::checks::Context::envelope), which parses once.
 pub(crate) fn parse(run: &Judged<'_>) -> Result<Value, String> {
     let out = &run.record.stdout;
     if out.truncated {
