@@ -2,7 +2,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::arguments::{examples, word};
+use super::arguments::{example_value, examples, word};
 use super::{is_boolean, Command};
 
 /// Global flags that select the output format, for `argument_order`, best first.
@@ -86,12 +86,7 @@ fn local_option(command: &Command, root_flags: &Map<String, Value>) -> Option<Ve
         {
             continue;
         }
-        let from_example = examples.iter().find_map(|e| {
-            e.flags
-                .iter()
-                .find(|(n, v)| n == name && v.is_some())
-                .and_then(|(_, v)| v.clone())
-        });
+        let from_example = example_value(&examples, name);
         let default = flag.get("default").and_then(word);
         let from_enum = flag
             .get("enum_values")

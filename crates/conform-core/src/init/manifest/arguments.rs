@@ -14,6 +14,16 @@ pub(super) struct ExampleArgs {
     positionals: Vec<String>,
 }
 
+/// The value the first example that gives `--name` a value gives it.
+pub(super) fn example_value(examples: &[ExampleArgs], name: &str) -> Option<String> {
+    examples.iter().find_map(|e| {
+        e.flags
+            .iter()
+            .find(|(n, v)| n == name && v.is_some())
+            .and_then(|(_, v)| v.clone())
+    })
+}
+
 /// The arguments of every example of `command` that names its path.
 pub(super) fn examples(command: &Command, root_flags: &Map<String, Value>) -> Vec<ExampleArgs> {
     let Some(list) = command.entry.get("examples").and_then(Value::as_array) else {
@@ -166,12 +176,7 @@ pub(super) fn required_args(
             flags.push(format!("--{name}"));
             continue;
         }
-        let from_example = examples.iter().find_map(|e| {
-            e.flags
-                .iter()
-                .find(|(n, v)| n == name && v.is_some())
-                .and_then(|(_, v)| v.clone())
-        });
+        let from_example = example_value(&examples, name);
         let value = from_example
             .or_else(|| flag.get("default").and_then(word))
             .or_else(|| {

@@ -302,7 +302,8 @@ fn unquoted(detail: &str) -> String {
 mod tests {
     use super::*;
 
-    fn run(argv: &[&str], env: &[&str], stdin: &'static str) -> RunFacts {
+    /// A run's facts for the text and shell-line tests.
+    pub(super) fn run(argv: &[&str], env: &[&str], stdin: &'static str) -> RunFacts {
         RunFacts {
             probe: "list".into(),
             pointer: "/probes/0".into(),

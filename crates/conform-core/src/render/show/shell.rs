@@ -180,19 +180,7 @@ fn quote(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn run(argv: &[&str], env: &[&str], stdin: &'static str) -> RunFacts {
-        RunFacts {
-            probe: "list".into(),
-            pointer: "/probes/0".into(),
-            argv: argv.iter().map(|s| s.to_string()).collect(),
-            stdin,
-            exit_code: Some(0),
-            duration_ms: 1,
-            env: env.iter().map(|s| s.to_string()).collect(),
-            ..Default::default()
-        }
-    }
+    use crate::render::show::tests::run;
 
     #[test]
     fn a_run_becomes_a_shell_line_with_its_environment_and_stdin() {
