@@ -24,6 +24,7 @@ mod exit;
 mod file;
 mod init;
 mod lines;
+mod manifest;
 mod partition;
 mod plan;
 mod profile;

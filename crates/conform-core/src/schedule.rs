@@ -125,6 +125,8 @@ struct Pool<'p> {
     /// Runs not yet ended, per plan.
     outstanding: Vec<usize>,
     ready: VecDeque<RunKey>,
+    /// The specs of derived runs, completed when they became ready.
+    derived: Vec<Vec<Option<RunSpec>>>,
 }
 
 impl<'p> Pool<'p> {
@@ -156,6 +158,10 @@ impl<'p> Pool<'p> {
             dependents,
             outstanding: plans.iter().map(|plan| plan.runs.len()).collect(),
             ready,
+            derived: plans
+                .iter()
+                .map(|plan| vec![None; plan.runs.len()])
+                .collect(),
         }
     }
 
@@ -168,6 +174,26 @@ impl<'p> Pool<'p> {
         self.plans[p].runs[index]
             .gate
             .is_some_and(|gate| self.records[p][gate].as_ref().is_none_or(|r| r.timed_out))
+    }
+
+    /// Completes a derived run's spec from the records it reads; `false` when the
+    /// run is not needed. Every other run is ready as planned.
+    fn derive(&mut self, (p, index): RunKey) -> bool {
+        let planned = &self.plans[p].runs[index];
+        let Some(derived) = &planned.derived else {
+            return true;
+        };
+        let spec = derived.spec(&planned.spec, &self.records[p]);
+        let needed = spec.is_some();
+        self.derived[p][index] = spec;
+        needed
+    }
+
+    /// The spec a run is made with.
+    fn spec(&self, (p, index): RunKey) -> &RunSpec {
+        self.derived[p][index]
+            .as_ref()
+            .unwrap_or(&self.plans[p].runs[index].spec)
     }
 
     fn finish(
@@ -241,7 +267,7 @@ pub(crate) fn execute(
             // one at a time: the pool drains once for all of them, not once each.
             if again.is_none() && executor.in_flight() == 0 {
                 if let Some((key, first)) = starved_runs.pop_front() {
-                    start(plans, key, executor, &mut pool, &mut on);
+                    start(key, executor, &mut pool, &mut on);
                     again = Some((key, first));
                 }
             }
@@ -250,11 +276,11 @@ pub(crate) fn execute(
                 let Some(key) = pool.ready.pop_front() else {
                     break;
                 };
-                if halted || pool.gated(key) {
+                if halted || pool.gated(key) || !pool.derive(key) {
                     pool.finish(key, None, &mut on);
                     continue;
                 }
-                start(plans, key, executor, &mut pool, &mut on);
+                start(key, executor, &mut pool, &mut on);
             }
         }
         if pool.done() {
@@ -282,14 +308,13 @@ pub(crate) fn execute(
 /// Starts one run; a panic while starting it becomes that run's error record: the
 /// pool must not wait forever for a run that never started.
 fn start(
-    plans: &[&Plan],
     key: RunKey,
     executor: &mut impl Executor,
     pool: &mut Pool<'_>,
     on: &mut impl FnMut(Progress<'_>),
 ) {
-    let spec = &plans[key.0].runs[key.1].spec;
-    match catch_unwind(AssertUnwindSafe(|| executor.start(key, spec))) {
+    let spec = pool.spec(key).clone();
+    match catch_unwind(AssertUnwindSafe(|| executor.start(key, &spec))) {
         Ok(()) => on(Progress::Started(key)),
         Err(payload) => {
             let record = RunRecord {
@@ -300,7 +325,7 @@ fn start(
                         panic_message(payload.as_ref())
                     ),
                 }),
-                ..RunRecord::new(spec)
+                ..RunRecord::new(&spec)
             };
             pool.finish(key, Some(record), on);
         }
@@ -381,9 +406,11 @@ mod tests {
                 trigger: None,
                 output: crate::exec::Output::Pipes,
                 sandbox: None,
+                network: crate::exec::Network::Inherited,
             },
             after,
             gate,
+            derived: None,
         }
     }
 

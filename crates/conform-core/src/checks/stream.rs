@@ -335,10 +335,12 @@ mod tests {
                 trigger: None,
                 output: crate::exec::Output::Pipes,
                 sandbox: None,
+                network: crate::exec::Network::Inherited,
                 env_remove: Vec::new(),
             },
             after: vec![],
             gate: None,
+            derived: None,
         };
         let record = RunRecord {
             exit: Exit::Code(0),

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::Signal;
 use nix::unistd::Pid;
 
+use super::blackhole::BlackHole;
 use super::capture::Pipe;
 use super::cpu;
 use super::demand::Demand;
@@ -17,7 +18,7 @@ use super::process::Process;
 use super::sandbox;
 use super::session::Scratch;
 use super::trigger::Armed;
-use super::{holders, spawn, Exit, KitKill, RunError, RunErrorKind, RunRecord, RunSpec};
+use super::{holders, spawn, Exit, KitKill, Network, RunError, RunErrorKind, RunRecord, RunSpec};
 
 /// Between SIGTERM and SIGKILL at the limit: long enough for a tool to flush a
 /// cancellation message, short enough to keep a hung run's cost near its limit.
@@ -71,6 +72,8 @@ pub(super) struct Active {
     stderr: Pipe,
     /// The run's sandbox, reported and removed when the record is taken.
     sandbox: Option<sandbox::Made>,
+    /// The run's black-hole proxy, closed when the record is taken.
+    hole: Option<BlackHole>,
     /// The trigger, waiting for its line of stdout.
     trigger: Armed,
     /// When the kit hit the limit (or was cancelled) and began killing the group.
@@ -89,7 +92,37 @@ impl Active {
         scratch: &Scratch,
         kit_wait: Option<Duration>,
     ) -> Result<Active, Box<RunRecord>> {
+        // A black-hole run's proxy variables name the port of a listener of its
+        // own, so they are known only now; the record shows them like any other.
+        let (hole, with_proxy);
+        let spec = match spec.network {
+            Network::Inherited => {
+                hole = None;
+                spec
+            }
+            Network::BlackHole => match BlackHole::bind() {
+                Ok(bound) => {
+                    let mut changed = spec.clone();
+                    changed.env_set.extend(bound.env_set());
+                    changed.env_remove.extend(BlackHole::env_remove());
+                    hole = Some(bound);
+                    with_proxy = changed;
+                    &with_proxy
+                }
+                Err(err) => {
+                    let mut record = RunRecord::new(spec);
+                    record.error = Some(RunError {
+                        kind: RunErrorKind::Internal,
+                        message: format!(
+                            "conform could not listen on 127.0.0.1 for the run's proxy: {err}"
+                        ),
+                    });
+                    return Err(Box::new(record));
+                }
+            },
+        };
         let mut record = RunRecord::new(spec);
+        record.proxy_connections = hole.as_ref().map(|_| 0);
         let made = match spec
             .sandbox
             .as_ref()
@@ -140,6 +173,7 @@ impl Active {
             stdout: Pipe::new(stdout, spec.capture_limit),
             stderr: Pipe::new(child.stderr.take().map(OwnedFd::from), spec.capture_limit),
             sandbox: made,
+            hole,
             trigger: Armed::new(spec.trigger),
             killed_at: None,
             kill: None,
@@ -301,6 +335,9 @@ impl Active {
         // Every way a run ends (exit, limit, cancel, abort) comes through here, after
         // the group was killed: nothing of the tool writes into the sandbox any more.
         self.record.sandbox = self.sandbox.take().map(sandbox::Made::finish);
+        if let Some(hole) = self.hole.take() {
+            self.record.proxy_connections = Some(hole.take_connections());
+        }
         self.record
     }
 

@@ -89,6 +89,15 @@ pub(crate) const SCRUBBED_ENV: &[&str] = &[
     "FORCE_COLOR",
     "CLICOLOR",
     "CLICOLOR_FORCE",
+    // Width and the generic switches a tool must not read unprefixed (REQ-F-056,
+    // REQ-F-073): gone from every run, so no baseline carries what a variant sets.
+    "COLUMNS",
+    "LINES",
+    "DEBUG",
+    "VERBOSE",
+    "LOG_LEVEL",
+    "FORMAT",
+    "OUTPUT",
 ];
 
 /// What the tool's stdin is connected to.
@@ -135,6 +144,21 @@ pub(crate) enum Output {
     /// stdout. The kit never writes to it, so `stdin` is ignored: a tool that waits
     /// for keyboard input waits until the limit.
     Terminal { cols: u16, rows: u16 },
+    /// Only stdout on a pseudo-terminal of this size, in raw mode (no LF to CRLF
+    /// translation, so it holds exactly the bytes the tool wrote); stdin is
+    /// `/dev/null` whatever `stdin` says, stderr a pipe.
+    StdoutTerminal { cols: u16, rows: u16 },
+}
+
+/// What the tool's network traffic meets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Network {
+    /// Whatever the machine gives it.
+    Inherited,
+    /// Every proxy variable points at a listener made for this run alone, which
+    /// accepts and never answers (`blackhole.rs`); the bypass variables are unset.
+    /// The listener lives exactly as long as the run.
+    BlackHole,
 }
 
 /// Everything needed to make one run.
@@ -165,6 +189,7 @@ pub(crate) struct RunSpec {
     pub output: Output,
     /// A sandbox made for the run and removed after it.
     pub sandbox: Option<Sandbox>,
+    pub network: Network,
 }
 
 /// Bytes captured from one output stream.
@@ -230,6 +255,9 @@ pub(crate) struct RunRecord {
     /// The processes the tool left behind that conform then killed: the holders and
     /// the trees they belong to, when conform adopts orphans (`orphans.rs`).
     pub orphans_killed: Vec<Orphan>,
+    /// Connections the run's black-hole proxy took (`None`: it had none): how
+    /// often the tool went for the network.
+    pub proxy_connections: Option<usize>,
 }
 
 /// What became of a trigger after N lines: read by every check, never recomputed.
@@ -320,6 +348,7 @@ impl RunRecord {
             cpu_wait: CpuWait::default(),
             first_attempt: None,
             orphans_killed: Vec::new(),
+            proxy_connections: None,
         }
     }
 

@@ -9,7 +9,8 @@ use std::process::{Child, Command, Stdio};
 
 use nix::fcntl::{fcntl, FcntlArg, FdFlag};
 use nix::libc;
-use nix::pty::{openpty, Winsize};
+use nix::pty::{openpty, OpenptyResult, Winsize};
+use nix::sys::termios::{self, SetArg};
 
 use super::{Output, RunSpec, StdinMode, SCRUBBED_ENV};
 
@@ -72,19 +73,7 @@ pub(super) fn spawn(spec: &RunSpec, extra_env: &[(String, OsString)]) -> io::Res
             None
         }
         Output::Terminal { cols, rows } => {
-            let size = Winsize {
-                ws_row: rows,
-                ws_col: cols,
-                ws_xpixel: 0,
-                ws_ypixel: 0,
-            };
-            let pty = openpty(Some(&size), None).map_err(io::Error::from)?;
-            // openpty cannot ask for close-on-exec; set it at once so neither end
-            // leaks into other children. The child gets the slave through dup2,
-            // which clears the flag on its copies.
-            for fd in [&pty.master, &pty.slave] {
-                fcntl(fd, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC)).map_err(io::Error::from)?;
-            }
+            let pty = open_terminal(cols, rows)?;
             cmd.stdin(Stdio::from(pty.slave.try_clone()?));
             cmd.stdout(Stdio::from(pty.slave.try_clone()?));
             cmd.stderr(Stdio::from(pty.slave));
@@ -93,7 +82,26 @@ pub(super) fn spawn(spec: &RunSpec, extra_env: &[(String, OsString)]) -> io::Res
             unsafe {
                 cmd.pre_exec(|| {
                     reset_signals()?;
-                    become_terminal_session()
+                    become_session_of(0)
+                });
+            }
+            Some(pty.master)
+        }
+        Output::StdoutTerminal { cols, rows } => {
+            let pty = open_terminal(cols, rows)?;
+            // Raw: the line discipline passes bytes through as written (no CR added
+            // before LF), so what is read is exactly what the tool wrote.
+            let mut modes = termios::tcgetattr(&pty.slave).map_err(io::Error::from)?;
+            termios::cfmakeraw(&mut modes);
+            termios::tcsetattr(&pty.slave, SetArg::TCSANOW, &modes).map_err(io::Error::from)?;
+            cmd.stdin(Stdio::null());
+            cmd.stdout(Stdio::from(pty.slave));
+            cmd.stderr(Stdio::piped());
+            // SAFETY: as for the terminal run.
+            unsafe {
+                cmd.pre_exec(|| {
+                    reset_signals()?;
+                    become_session_of(1)
                 });
             }
             Some(pty.master)
@@ -105,16 +113,34 @@ pub(super) fn spawn(spec: &RunSpec, extra_env: &[(String, OsString)]) -> io::Res
     Ok(Spawned { child, terminal })
 }
 
+/// A pseudo-terminal of this size, both ends close-on-exec.
+fn open_terminal(cols: u16, rows: u16) -> io::Result<OpenptyResult> {
+    let size = Winsize {
+        ws_row: rows,
+        ws_col: cols,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    let pty = openpty(Some(&size), None).map_err(io::Error::from)?;
+    // openpty cannot ask for close-on-exec; set it at once so neither end leaks
+    // into other children. The child gets the slave through dup2, which clears the
+    // flag on its copies.
+    for fd in [&pty.master, &pty.slave] {
+        fcntl(fd, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC)).map_err(io::Error::from)?;
+    }
+    Ok(pty)
+}
+
 /// In the child of a terminal run: a session of its own (so also a process group of
-/// its own, which the limit kills), with the pseudo-terminal on fd 0 as its
+/// its own, which the limit kills), with the pseudo-terminal on `fd` as its
 /// controlling terminal. `/dev/tty` is then that terminal, never conform's.
-fn become_terminal_session() -> io::Result<()> {
+fn become_session_of(fd: libc::c_int) -> io::Result<()> {
     // SAFETY: plain system calls, async-signal-safe (see the caller).
     unsafe {
         if libc::setsid() < 0 {
             return Err(io::Error::last_os_error());
         }
-        if libc::ioctl(0, libc::TIOCSCTTY as _, 0) < 0 {
+        if libc::ioctl(fd, libc::TIOCSCTTY as _, 0) < 0 {
             return Err(io::Error::last_os_error());
         }
     }

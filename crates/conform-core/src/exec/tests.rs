@@ -57,6 +57,7 @@ fn spec(name: &str) -> RunSpec {
         trigger: None,
         output: exec::Output::Pipes,
         sandbox: None,
+        network: crate::exec::Network::Inherited,
         env_remove: Vec::new(),
     }
 }

@@ -161,6 +161,8 @@ impl Runner {
             trigger: None,
             output: exec::Output::Pipes,
             sandbox,
+            // init holds one black hole for all its runs and watches it itself.
+            network: exec::Network::Inherited,
         };
         // After a Ctrl-C nothing more is started: init is on its way out.
         if self.session.cancel.is_cancelled() {

@@ -3,7 +3,7 @@
 //! A run made from a probe with nothing but its environment, stdin, output or
 //! sandbox changed is one [`Shape`] value here, with no planner code of its own.
 
-use crate::exec::{Output, Sandbox, StdinMode};
+use crate::exec::{Network, Output, Sandbox, StdinMode};
 use crate::profile::ProbeKind;
 
 /// A kind of run.
@@ -47,11 +47,43 @@ pub(crate) enum RunKind {
     /// The bare command in a fresh sandbox with stdin an open pipe: a tool that
     /// opens a REPL when stdin is not at EOF waits here.
     BareOpen,
+    /// Each read probe with `CI=true`, stdout alone on an 80x24 terminal.
+    CiTerminal,
+    /// Each read probe with `COLUMNS=40`.
+    Narrow,
+    /// The argument-order run `G value C L` with `COLUMNS=40`, stdout alone on a
+    /// 40x24 terminal.
+    NarrowTerminal,
+    /// Each read probe whose baseline wrote 2048 bytes or more, with the output cap
+    /// variables at half that (derived).
+    SizeCap,
+    /// Each read probe in a fresh sandbox with stdin open and the manifest's secret
+    /// and token variables unset (derived).
+    Headless,
+    /// `C P'` for each made-up form P' of the argument-order positional
+    /// (`../P`, `P?foo=bar`, ...), each in a fresh sandbox.
+    Hallucinated,
+    /// Each read probe whose command declares `limit`, with `--limit 1` (derived).
+    PageLimit,
+    /// Each read probe whose baseline gave a next cursor, with it (derived).
+    PageNext,
+    /// Each read probe whose command declares `cursor`, with a cursor no tool
+    /// issued (derived).
+    PageBadCursor,
+    /// Each read probe whose command takes `--timeout`, with one unit of it and
+    /// every proxy variable at a black hole (derived).
+    TimeoutBlackHole,
+    /// Each read probe with `DEBUG`, `VERBOSE`, `LOG_LEVEL`, `FORMAT` and `OUTPUT`
+    /// set, less the names the manifest declares (derived).
+    GenericEnv,
+    /// Each of those variables alone, made only when the run with all of them
+    /// differed from the baseline, to name the culprits (derived).
+    GenericEnvEach,
 }
 
 impl RunKind {
     /// Every kind: the planner must make each (a test holds it to that).
-    pub(crate) const ALL: [RunKind; 18] = [
+    pub(crate) const ALL: [RunKind; 30] = [
         RunKind::Closed,
         RunKind::Open,
         RunKind::NoColor,
@@ -70,16 +102,31 @@ impl RunKind {
         RunKind::Sigterm,
         RunKind::StdoutClosed,
         RunKind::BareOpen,
+        RunKind::CiTerminal,
+        RunKind::Narrow,
+        RunKind::NarrowTerminal,
+        RunKind::SizeCap,
+        RunKind::Headless,
+        RunKind::Hallucinated,
+        RunKind::PageLimit,
+        RunKind::PageNext,
+        RunKind::PageBadCursor,
+        RunKind::TimeoutBlackHole,
+        RunKind::GenericEnv,
+        RunKind::GenericEnvEach,
     ];
 
-    /// Whether its output is on pipes (every kind but the terminal run).
+    /// Whether its output is on pipes (every kind but the terminal runs).
     pub(crate) const fn on_pipes(self) -> bool {
-        !matches!(self, RunKind::Terminal)
+        !matches!(
+            self,
+            RunKind::Terminal | RunKind::CiTerminal | RunKind::NarrowTerminal
+        )
     }
 
     /// Every kind whose output is on pipes: for checks that judge every such run.
-    pub(crate) const ON_PIPES: [RunKind; 17] = {
-        let mut kinds = [RunKind::Closed; 17];
+    pub(crate) const ON_PIPES: [RunKind; 27] = {
+        let mut kinds = [RunKind::Closed; 27];
         let (mut from, mut to) = (0, 0);
         while from < RunKind::ALL.len() {
             if RunKind::ALL[from].on_pipes() {
@@ -93,6 +140,8 @@ impl RunKind {
 
     /// The kinds that must be made for this one to be: a probe's runs are gated on
     /// its stdin-closed run, and the second preview follows the first.
+    /// A derived kind reads the manifest run too, and the run with every generic
+    /// variable set precedes the runs with one.
     pub(crate) fn brings(self) -> &'static [RunKind] {
         match self {
             RunKind::SecondPreview => &[RunKind::Preview, RunKind::Closed],
@@ -101,7 +150,17 @@ impl RunKind {
             | RunKind::Preview
             | RunKind::Isolated
             | RunKind::Terminal
-            | RunKind::Locale => &[RunKind::Closed],
+            | RunKind::Locale
+            | RunKind::CiTerminal
+            | RunKind::Narrow
+            | RunKind::SizeCap => &[RunKind::Closed],
+            RunKind::Headless
+            | RunKind::PageLimit
+            | RunKind::PageNext
+            | RunKind::PageBadCursor
+            | RunKind::TimeoutBlackHole
+            | RunKind::GenericEnv => &[RunKind::Closed, RunKind::Manifest],
+            RunKind::GenericEnvEach => &[RunKind::Closed, RunKind::Manifest, RunKind::GenericEnv],
             _ => &[],
         }
     }
@@ -115,8 +174,11 @@ impl RunKind {
             stdin: StdinMode::Closed,
             env_set: &[],
             env_remove: &[],
+            args: &[],
+            per_prefix: None,
             output: Output::Pipes,
             sandbox: None,
+            network: Network::Inherited,
         };
         Some(match self {
             RunKind::Closed => BASE,
@@ -152,6 +214,62 @@ impl RunKind {
                 sandbox: Some(Sandbox::pagers),
                 ..BASE
             },
+            RunKind::CiTerminal => Shape {
+                applies_to: &[ProbeKind::Read],
+                label: Some("CI=true, stdout on an 80x24 terminal"),
+                env_set: &[("CI", "true")],
+                output: CI_TERMINAL,
+                ..BASE
+            },
+            RunKind::Narrow => Shape {
+                applies_to: &[ProbeKind::Read],
+                label: Some("COLUMNS=40"),
+                env_set: &[NARROW],
+                ..BASE
+            },
+            RunKind::SizeCap => Shape {
+                applies_to: &[ProbeKind::Read],
+                label: Some("output capped at half its size"),
+                per_prefix: Some("MAX_OUTPUT_BYTES"),
+                ..BASE
+            },
+            RunKind::Headless => Shape {
+                applies_to: &[ProbeKind::Read],
+                label: Some("headless: isolated, stdin open, secrets unset"),
+                stdin: StdinMode::Open,
+                env_remove: &DISPLAY_VARS,
+                sandbox: Some(Sandbox::isolated),
+                ..BASE
+            },
+            RunKind::PageLimit => Shape {
+                applies_to: &[ProbeKind::Read],
+                label: Some("--limit 1"),
+                args: &["--limit", "1"],
+                ..BASE
+            },
+            RunKind::PageNext => Shape {
+                applies_to: &[ProbeKind::Read],
+                label: Some("--cursor from meta.pagination.next_cursor"),
+                ..BASE
+            },
+            RunKind::PageBadCursor => Shape {
+                applies_to: &[ProbeKind::Read],
+                label: Some("--cursor !conform-not-a-cursor!"),
+                args: &["--cursor", super::derive::BAD_CURSOR],
+                ..BASE
+            },
+            RunKind::TimeoutBlackHole => Shape {
+                applies_to: &[ProbeKind::Read],
+                label: Some("--timeout, proxies at a black hole"),
+                network: Network::BlackHole,
+                ..BASE
+            },
+            RunKind::GenericEnv => Shape {
+                applies_to: &[ProbeKind::Read],
+                label: Some("DEBUG=1 VERBOSE=1 LOG_LEVEL=debug FORMAT=plain OUTPUT=plain"),
+                env_set: &super::derive::GENERIC_ENV,
+                ..BASE
+            },
             _ => return None,
         })
     }
@@ -167,12 +285,26 @@ pub(crate) struct Shape {
     pub stdin: StdinMode,
     pub env_set: &'static [(&'static str, &'static str)],
     pub env_remove: &'static [&'static str],
+    /// Arguments added last (a flag already in argv gets its value replaced).
+    pub args: &'static [&'static str],
+    /// A variable set under `TOOL_` and under every prefix of the tool's own
+    /// names (REQ-F-073: `TOOL_X` is the spec's placeholder), its value left to
+    /// the derivation.
+    pub per_prefix: Option<&'static str>,
     pub output: Output,
     pub sandbox: Option<fn() -> Sandbox>,
+    pub network: Network,
 }
 
 /// The size of the terminal run's pseudo-terminal.
 pub(crate) const TERMINAL: Output = Output::Terminal { cols: 80, rows: 24 };
+
+/// The terminal `ci_terminal_json` gives stdout.
+pub(crate) const CI_TERMINAL: Output = Output::StdoutTerminal { cols: 80, rows: 24 };
+
+/// The width `width_invariant` sets, and its terminal.
+pub(crate) const NARROW: (&str, &str) = ("COLUMNS", "40");
+pub(crate) const NARROW_TERMINAL: Output = Output::StdoutTerminal { cols: 40, rows: 24 };
 
 /// Variables removed in an isolated run, so that no graphical program can open.
 pub(crate) const DISPLAY_VARS: [&str; 2] = ["DISPLAY", "WAYLAND_DISPLAY"];
@@ -283,7 +415,19 @@ pub(crate) enum OrderRun {
     LocalBeforePositional,
     /// `C P`.
     PositionalOnly,
+    /// `C P'`, P' the positional made up as [`HALLUCINATED`] says.
+    Hallucinated(usize),
 }
+
+/// The made-up forms of a resource id an agent might pass (REQ-F-045): before and
+/// after the positional.
+pub(crate) const HALLUCINATED: [(&str, &str); 5] = [
+    ("../", ""),
+    ("..%2f", ""),
+    ("%2e%2e%2f", ""),
+    ("", "?foo=bar"),
+    ("", "#frag"),
+];
 
 impl OrderRun {
     pub(crate) fn describe(self) -> &'static str {
@@ -293,6 +437,7 @@ impl OrderRun {
             OrderRun::LocalAfterPositional => "local option after the positional",
             OrderRun::LocalBeforePositional => "local option before the positional",
             OrderRun::PositionalOnly => "positional without the local option",
+            OrderRun::Hallucinated(_) => "made-up positional",
         }
     }
 }

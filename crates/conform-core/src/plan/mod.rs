@@ -11,6 +11,7 @@
 //! checks read into runs: a probe's runs in `probe.rs`, the argument-order runs in
 //! `order.rs`.
 
+mod derive;
 mod kind;
 mod order;
 mod probe;
@@ -21,6 +22,7 @@ use std::time::Duration;
 use crate::exec::{Output, RunSpec, StdinMode};
 use crate::profile::{LoadedProfile, ProbeKind};
 
+pub(crate) use derive::{prefixes, Derived};
 pub(crate) use kind::{KitRun, OrderRun, Placement, RunKind, RunRole, Subject, GERMAN_LOCALE};
 pub(crate) use probe::UNKNOWN_FLAG;
 
@@ -38,6 +40,8 @@ pub(crate) struct PlannedRun {
     pub after: Vec<RunIndex>,
     /// When this run hit its limit, the run is not made (the probe's closed run).
     pub gate: Option<RunIndex>,
+    /// A run completed from earlier runs' records when it becomes ready.
+    pub derived: Option<Derived>,
 }
 
 /// Every run for one profile.
@@ -67,11 +71,15 @@ pub(crate) fn plan(loaded: &LoadedProfile, kinds: &BTreeSet<RunKind>, options: R
         runs: Vec::new(),
     };
     let mut destructive_runs = Vec::new();
+    let mut closed_runs = Vec::new();
     for (index, probe) in loaded.profile.probes.iter().enumerate() {
         match probe.kind {
             ProbeKind::Stream => planner.stream(index, probe, &needs),
             _ if needs.contains(&RunKind::Closed) => {
                 let runs = planner.probe(index, probe, &needs);
+                if let Some(&closed) = runs.first() {
+                    closed_runs.push((index, probe, closed));
+                }
                 if probe.kind == ProbeKind::Destructive {
                     destructive_runs.extend(runs);
                 }
@@ -85,16 +93,17 @@ pub(crate) fn plan(loaded: &LoadedProfile, kinds: &BTreeSet<RunKind>, options: R
         let role = RunRole::command(RunKind::Help);
         planner.add("--help".into(), role, spec, vec![], None);
     }
+    let mut manifest_run = None;
     if let (true, Some(manifest)) = (needs.contains(&RunKind::Manifest), &loaded.profile.manifest) {
         let spec = planner.spec(manifest.clone());
         let role = RunRole::command(RunKind::Manifest);
-        planner.add("manifest".into(), role, spec, vec![], None);
+        manifest_run = Some(planner.add("manifest".into(), role, spec, vec![], None));
     }
-    if let (true, Some(order)) = (
-        needs.contains(&RunKind::ArgumentOrder),
-        &loaded.profile.argument_order,
-    ) {
-        planner.argument_order(order, &destructive_runs);
+    if let Some(order) = &loaded.profile.argument_order {
+        planner.argument_order(order, &needs, &destructive_runs);
+    }
+    for (index, probe, closed) in closed_runs {
+        planner.derived(index, probe, closed, manifest_run, &needs);
     }
     if needs.contains(&RunKind::KitIsolated) {
         for kit in KitRun::ALL {
@@ -153,27 +162,46 @@ impl Planner<'_> {
             trigger: None,
             output: Output::Pipes,
             sandbox: None,
+            network: crate::exec::Network::Inherited,
         }
     }
 
     /// `argv` run as `kind`'s [`kind::Shape`] says.
     fn shaped(&self, argv: Vec<String>, kind: RunKind) -> RunSpec {
-        let base = self.spec(argv);
+        let mut base = self.spec(argv);
         let Some(shape) = kind.shape() else {
             return base;
         };
-        let owned = |pairs: &[(&str, &str)]| {
-            pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        };
+        for pair in shape.args.chunks(2) {
+            match pair {
+                [flag, value] => derive::set_flag(&mut base.args, flag, value),
+                [last] => base.args.push(last.to_string()),
+                _ => {}
+            }
+        }
+        let mut env_set: Vec<(String, String)> = shape
+            .env_set
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        if let Some(name) = shape.per_prefix {
+            let profile = &self.loaded.profile;
+            let mut names = vec![format!("TOOL_{name}")];
+            for prefix in prefixes(&profile.tool, &profile.command) {
+                let full = format!("{prefix}_{name}");
+                if !names.contains(&full) {
+                    names.push(full);
+                }
+            }
+            env_set.extend(names.into_iter().map(|full| (full, String::new())));
+        }
         RunSpec {
             stdin: shape.stdin,
-            env_set: owned(shape.env_set),
+            env_set,
             env_remove: shape.env_remove.iter().map(|v| v.to_string()).collect(),
             output: shape.output,
             sandbox: shape.sandbox.map(|make| make()),
+            network: shape.network,
             ..base
         }
     }
@@ -192,6 +220,7 @@ impl Planner<'_> {
             spec,
             after,
             gate,
+            derived: None,
         });
         self.runs.len() - 1
     }

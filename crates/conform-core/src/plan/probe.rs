@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
+use super::derive::{self, Derived};
 use super::kind::{RunKind, RunRole};
 use super::{plural, Planner, RunIndex};
 use crate::exec::{RunSpec, Signal, Trigger, TriggerAction};
@@ -16,7 +17,7 @@ pub(crate) const UNKNOWN_FLAG: &str = "--conform-no-such-flag";
 
 /// The kinds made from a read, invalid or destructive probe, in the order they are
 /// planned (and reported): the stdin-closed run first, the others gated on it.
-const PROBE_KINDS: [RunKind; 8] = [
+const PROBE_KINDS: [RunKind; 10] = [
     RunKind::Closed,
     RunKind::Open,
     RunKind::Locale,
@@ -25,6 +26,30 @@ const PROBE_KINDS: [RunKind; 8] = [
     RunKind::SecondPreview,
     RunKind::Isolated,
     RunKind::Terminal,
+    RunKind::CiTerminal,
+    RunKind::Narrow,
+];
+
+/// The kinds derived from a probe's earlier runs and the manifest run, planned
+/// after both (`derive.rs`), in this order.
+const DERIVED_KINDS: [RunKind; 8] = [
+    RunKind::SizeCap,
+    RunKind::Headless,
+    RunKind::PageLimit,
+    RunKind::PageNext,
+    RunKind::PageBadCursor,
+    RunKind::TimeoutBlackHole,
+    RunKind::GenericEnv,
+    RunKind::GenericEnvEach,
+];
+
+/// The derived kinds that read the manifest alone decides: without a manifest
+/// command in the profile they are never made.
+const NEED_A_MANIFEST: [RunKind; 4] = [
+    RunKind::PageLimit,
+    RunKind::PageNext,
+    RunKind::PageBadCursor,
+    RunKind::TimeoutBlackHole,
 ];
 
 /// The label of a stream probe's run as its profile entry makes it.
@@ -112,6 +137,111 @@ impl Planner<'_> {
             planned.push(run);
         }
         planned
+    }
+
+    /// A probe's derived runs, once its stdin-closed run (`closed`) and the manifest
+    /// run are planned: each waits for both and is gated on the closed run.
+    pub(super) fn derived(
+        &mut self,
+        index: usize,
+        probe: &Probe,
+        closed: RunIndex,
+        manifest: Option<RunIndex>,
+        needs: &BTreeSet<RunKind>,
+    ) {
+        let mut all_generic = None;
+        for kind in DERIVED_KINDS
+            .into_iter()
+            .filter(|kind| needs.contains(kind))
+        {
+            let (Some(shape), Some(make)) = (kind.shape(), derive::make_for(kind)) else {
+                // GenericEnvEach: one run per variable, below.
+                if kind == RunKind::GenericEnvEach {
+                    if let Some(all) = all_generic {
+                        self.each_generic(index, probe, closed, manifest, all);
+                    }
+                }
+                continue;
+            };
+            if !shape.applies_to.contains(&probe.kind)
+                || (manifest.is_none() && NEED_A_MANIFEST.contains(&kind))
+            {
+                continue;
+            }
+            let label = match shape.label {
+                Some(change) => format!("{} ({change})", probe.name),
+                None => probe.name.clone(),
+            };
+            let spec = self.shaped(probe.argv.clone(), kind);
+            let run = self.add_derived(
+                label,
+                RunRole::probe(kind, index),
+                spec,
+                closed,
+                Derived {
+                    argv: probe.argv.clone(),
+                    baseline: Some(closed),
+                    manifest,
+                    earlier: None,
+                    make,
+                },
+            );
+            if kind == RunKind::GenericEnv {
+                all_generic = Some(run);
+            }
+        }
+    }
+
+    /// One run per generic variable, each made only when the run with all of them
+    /// (`all`) differed from the baseline.
+    fn each_generic(
+        &mut self,
+        index: usize,
+        probe: &Probe,
+        closed: RunIndex,
+        manifest: Option<RunIndex>,
+        all: RunIndex,
+    ) {
+        let Some(make) = derive::make_for(RunKind::GenericEnvEach) else {
+            return;
+        };
+        for (name, value) in derive::GENERIC_ENV {
+            let spec = RunSpec {
+                env_set: vec![(name.to_string(), value.to_string())],
+                ..self.spec(probe.argv.clone())
+            };
+            self.add_derived(
+                format!("{} ({name}={value} alone)", probe.name),
+                RunRole::probe(RunKind::GenericEnvEach, index),
+                spec,
+                closed,
+                Derived {
+                    argv: probe.argv.clone(),
+                    baseline: Some(closed),
+                    manifest,
+                    earlier: Some(all),
+                    make,
+                },
+            );
+        }
+    }
+
+    /// Adds a derived run: after every run it reads, gated on the probe's closed run.
+    fn add_derived(
+        &mut self,
+        label: String,
+        role: RunRole,
+        spec: RunSpec,
+        closed: RunIndex,
+        derived: Derived,
+    ) -> RunIndex {
+        let after: Vec<RunIndex> = [derived.baseline, derived.manifest, derived.earlier]
+            .into_iter()
+            .flatten()
+            .collect();
+        let run = self.add(label, role, spec, after, Some(closed));
+        self.runs[run].derived = Some(derived);
+        run
     }
 
     /// A stream probe's runs: as the profile says, then the variants the extension

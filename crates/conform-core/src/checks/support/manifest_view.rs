@@ -1,7 +1,7 @@
 //! The tool's manifest as the checks read it: validated once, and the command a
 //! probe's argv names.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::checks::{schemas, Context, Judged};
 use crate::plan::{RunKind, RunRole};
@@ -49,19 +49,4 @@ pub(crate) fn for_checks<'c>(ctx: &'c Context<'_>) -> Result<&'c Value, &'static
     manifest_data(ctx, &run).map_err(|_| NO_MANIFEST)
 }
 
-/// The manifest command an argv names: the longest prefix of its non-option
-/// arguments that is a command path (`deployments.list`).
-pub(crate) fn command_of<'m>(
-    argv: &[String],
-    commands: &'m Map<String, Value>,
-) -> Option<(String, &'m Value)> {
-    let words: Vec<&str> = argv
-        .iter()
-        .map(String::as_str)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    (1..=words.len()).rev().find_map(|n| {
-        let path = words[..n].join(".");
-        commands.get(&path).map(|entry| (path, entry))
-    })
-}
+pub(crate) use crate::manifest::command_of;

@@ -1,0 +1,328 @@
+//! Runs whose final shape depends on what earlier runs gave: the manifest's flags
+//! and secret variables, a baseline's size or next cursor. The planner plans them
+//! like any run, waiting for the runs they read; when they become ready the pool
+//! completes their spec from those records ([`Derived::make`]), or leaves them
+//! unmade when there is nothing to run (no such flag, a small baseline).
+
+use serde_json::Value;
+
+use super::kind::RunKind;
+use super::{Records, RunIndex};
+use crate::exec::{RunRecord, RunSpec};
+use crate::manifest;
+
+/// What a derived run reads, by plan index, and how it is completed.
+#[derive(Debug, Clone)]
+pub(crate) struct Derived {
+    /// The probe's argv (without the profile's command), to find its command.
+    pub argv: Vec<String>,
+    /// The probe's stdin-closed run.
+    pub baseline: Option<RunIndex>,
+    /// The manifest run, when the profile has one.
+    pub manifest: Option<RunIndex>,
+    /// Another run of the same probe this one follows up.
+    pub earlier: Option<RunIndex>,
+    /// Completes the planned spec; `false`: the run is not needed.
+    pub make: fn(&mut RunSpec, &Given<'_>) -> bool,
+}
+
+/// The records a derived run is completed from.
+#[derive(Debug)]
+pub(crate) struct Given<'r> {
+    pub argv: &'r [String],
+    pub baseline: Option<&'r RunRecord>,
+    /// The manifest run's `data`, read leniently (validity is `manifest_valid`'s).
+    pub manifest: Option<Value>,
+    pub earlier: Option<&'r RunRecord>,
+}
+
+impl Derived {
+    /// The spec to run, or `None` when the run is not needed.
+    pub(crate) fn spec(&self, planned: &RunSpec, records: &Records) -> Option<RunSpec> {
+        let record = |index: Option<RunIndex>| index.and_then(|i| records.get(i)?.as_ref());
+        let given = Given {
+            argv: &self.argv,
+            baseline: record(self.baseline),
+            manifest: record(self.manifest).and_then(|run| manifest::data_of(&run.stdout.bytes)),
+            earlier: record(self.earlier),
+        };
+        let mut spec = planned.clone();
+        (self.make)(&mut spec, &given).then_some(spec)
+    }
+}
+
+/// How a kind of run is completed, for the kinds that are derived.
+pub(crate) fn make_for(kind: RunKind) -> Option<fn(&mut RunSpec, &Given<'_>) -> bool> {
+    Some(match kind {
+        RunKind::SizeCap => size_cap,
+        RunKind::Headless => headless,
+        RunKind::PageLimit => page_limit,
+        RunKind::PageNext => page_next,
+        RunKind::PageBadCursor => page_bad_cursor,
+        RunKind::TimeoutBlackHole => timeout,
+        RunKind::GenericEnv => generic_env,
+        RunKind::GenericEnvEach => generic_env_each,
+        _ => return None,
+    })
+}
+
+/// The smallest baseline stdout whose cap `output_size_cap` tests.
+pub(crate) const SIZE_CAP_FROM: u64 = 2048;
+
+/// The cursor no tool issues: `pagination_contract` expects it refused.
+pub(crate) const BAD_CURSOR: &str = "!conform-not-a-cursor!";
+
+/// The variables `generic_env_ignored` sets, with their values.
+pub(crate) const GENERIC_ENV: [(&str, &str); 5] = [
+    ("DEBUG", "1"),
+    ("VERBOSE", "1"),
+    ("LOG_LEVEL", "debug"),
+    ("FORMAT", "plain"),
+    ("OUTPUT", "plain"),
+];
+
+/// The output cap at half the baseline's bytes (rounded down), under every name the
+/// planner set; no run when the baseline wrote less than [`SIZE_CAP_FROM`].
+fn size_cap(spec: &mut RunSpec, given: &Given<'_>) -> bool {
+    let Some(bytes) = given.baseline.map(|run| run.stdout.total_bytes) else {
+        return false;
+    };
+    if bytes < SIZE_CAP_FROM {
+        return false;
+    }
+    let half = (bytes / 2).to_string();
+    for (_, value) in &mut spec.env_set {
+        value.clone_from(&half);
+    }
+    true
+}
+
+/// The declared secret and token variables unset, when the manifest names any.
+fn headless(spec: &mut RunSpec, given: &Given<'_>) -> bool {
+    if let Some(manifest) = &given.manifest {
+        let command = manifest::command_for(manifest, given.argv).map(|(_, entry)| entry);
+        spec.env_remove
+            .extend(manifest::secret_names(manifest, command));
+    }
+    true
+}
+
+/// The command's own flag `name`, if the manifest declares it.
+fn local_flag<'m>(given: &Given<'_>, manifest: &'m Value, name: &str) -> Option<&'m Value> {
+    let (_, command) = manifest::command_for(manifest, given.argv)?;
+    manifest::local_flag(command, name)
+}
+
+/// `--limit 1` as planned, when the command declares `limit`.
+fn page_limit(_: &mut RunSpec, given: &Given<'_>) -> bool {
+    declares(given, "limit")
+}
+
+/// Whether the probe's command declares its own flag `name`.
+fn declares(given: &Given<'_>, name: &str) -> bool {
+    given
+        .manifest
+        .as_ref()
+        .is_some_and(|manifest| local_flag(given, manifest, name).is_some())
+}
+
+fn page_next(spec: &mut RunSpec, given: &Given<'_>) -> bool {
+    if !declares(given, "cursor") {
+        return false;
+    }
+    let Some(next) = given.baseline.and_then(next_cursor) else {
+        return false;
+    };
+    set_flag(&mut spec.args, "--cursor", &next);
+    true
+}
+
+/// The cursor no tool issued, as planned, when the command declares `cursor`.
+fn page_bad_cursor(_: &mut RunSpec, given: &Given<'_>) -> bool {
+    declares(given, "cursor")
+}
+
+/// A baseline's `meta.pagination.next_cursor`, when it is a non-empty string.
+pub(crate) fn next_cursor(run: &RunRecord) -> Option<String> {
+    let envelope: Value = serde_json::from_slice(&run.stdout.bytes).ok()?;
+    let next = envelope
+        .get("meta")?
+        .get("pagination")?
+        .get("next_cursor")?;
+    next.as_str().filter(|s| !s.is_empty()).map(str::to_string)
+}
+
+/// `--timeout V` with V one unit of the flag's type; no run without the flag.
+fn timeout(spec: &mut RunSpec, given: &Given<'_>) -> bool {
+    let Some(manifest) = &given.manifest else {
+        return false;
+    };
+    let Some((_, command)) = manifest::command_for(manifest, given.argv) else {
+        return false;
+    };
+    let Some(flag) = manifest::flag(manifest, command, "timeout") else {
+        return false;
+    };
+    set_flag(&mut spec.args, "--timeout", &timeout_value(flag));
+    true
+}
+
+/// `1` for a numeric flag; for a string flag `1` and the unit of its default
+/// (`300s` gives `1s`), else `1s`.
+pub(crate) fn timeout_value(flag: &Value) -> String {
+    match flag.get("type").and_then(Value::as_str) {
+        Some("integer" | "number") => "1".into(),
+        _ => {
+            let unit = flag
+                .get("default")
+                .and_then(Value::as_str)
+                .map(|default| default.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.'))
+                .filter(|unit| !unit.is_empty() && unit.chars().all(|c| c.is_ascii_alphabetic()))
+                .unwrap_or("s");
+            format!("1{unit}")
+        }
+    }
+}
+
+/// The generic variables the manifest does not declare; no run when it declares
+/// them all.
+fn generic_env(spec: &mut RunSpec, given: &Given<'_>) -> bool {
+    if let Some(manifest) = &given.manifest {
+        let declared = manifest::declared_env_names(manifest);
+        spec.env_set.retain(|(name, _)| !declared.contains(name));
+    }
+    !spec.env_set.is_empty()
+}
+
+/// One generic variable alone, only when the run with all of them differed from
+/// the baseline (in exit, stdout or stderr lines), to name the culprits.
+fn generic_env_each(spec: &mut RunSpec, given: &Given<'_>) -> bool {
+    let (Some(all), Some(baseline)) = (given.earlier, given.baseline) else {
+        return false;
+    };
+    let differed = all.exit_code() != baseline.exit_code()
+        || all.stdout.bytes != baseline.stdout.bytes
+        || crate::lines::count(&all.stderr.bytes) > crate::lines::count(&baseline.stderr.bytes);
+    if !differed {
+        return false;
+    }
+    let set_in_all = |name: &str| {
+        all.env_changes
+            .iter()
+            .any(|c| c.starts_with(&format!("{name}=")))
+    };
+    spec.env_set.iter().all(|(name, _)| set_in_all(name))
+}
+
+/// `flag value` in `args`: an occurrence's value replaced (`--flag v`,
+/// `--flag=v`), else both added last.
+pub(crate) fn set_flag(args: &mut Vec<String>, flag: &str, value: &str) {
+    let joined = format!("{flag}=");
+    if let Some(at) = args.iter().position(|a| a == flag) {
+        if at + 1 < args.len() {
+            args[at + 1] = value.to_string();
+            return;
+        }
+        args.push(value.to_string());
+        return;
+    }
+    if let Some(arg) = args.iter_mut().find(|a| a.starts_with(&joined)) {
+        *arg = format!("{joined}{value}");
+        return;
+    }
+    args.extend([flag.to_string(), value.to_string()]);
+}
+
+/// The names a tool's own variables start with (REQ-F-073): the profile's `tool`
+/// and the basenames (extension dropped) of the command's first and last
+/// elements, uppercased, every other character as `_`.
+pub(crate) fn prefixes(tool: &str, command: &[String]) -> Vec<String> {
+    let base = |path: &str| {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        match name.rsplit_once('.') {
+            Some((stem, _)) if !stem.is_empty() => stem.to_string(),
+            _ => name.to_string(),
+        }
+    };
+    let mut out: Vec<String> = Vec::new();
+    let candidates = std::iter::once(tool.to_string())
+        .chain(command.first().map(|c| base(c)))
+        .chain(command.last().map(|c| base(c)));
+    for name in candidates {
+        let prefix: String = name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_uppercase()
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        if !prefix.is_empty() && !out.contains(&prefix) {
+            out.push(prefix);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_flag_in_argv_gets_its_value_replaced_else_goes_last() {
+        let mut a = args(&["list", "--limit", "5", "x"]);
+        set_flag(&mut a, "--limit", "1");
+        assert_eq!(a, args(&["list", "--limit", "1", "x"]));
+        let mut a = args(&["list", "--limit=5"]);
+        set_flag(&mut a, "--limit", "1");
+        assert_eq!(a, args(&["list", "--limit=1"]));
+        let mut a = args(&["list"]);
+        set_flag(&mut a, "--cursor", "abc");
+        assert_eq!(a, args(&["list", "--cursor", "abc"]));
+    }
+
+    #[test]
+    fn the_timeout_is_one_unit_of_the_flags_type() {
+        assert_eq!(timeout_value(&json!({"type": "integer"})), "1");
+        assert_eq!(
+            timeout_value(&json!({"type": "number", "default": 30})),
+            "1"
+        );
+        assert_eq!(
+            timeout_value(&json!({"type": "string", "default": "300s"})),
+            "1s"
+        );
+        assert_eq!(
+            timeout_value(&json!({"type": "string", "default": "2m"})),
+            "1m"
+        );
+        assert_eq!(
+            timeout_value(&json!({"type": "string", "default": "1.5ms"})),
+            "1ms"
+        );
+        assert_eq!(timeout_value(&json!({"type": "string"})), "1s");
+        assert_eq!(
+            timeout_value(&json!({"type": "string", "default": "30"})),
+            "1s"
+        );
+    }
+
+    #[test]
+    fn prefixes_come_from_the_tool_and_the_command() {
+        assert_eq!(
+            prefixes("democli", &args(&["../../bin/democli"])),
+            ["DEMOCLI"]
+        );
+        assert_eq!(
+            prefixes("my-tool", &args(&["python3", "-m", "pkg/cli.py"])),
+            ["MY_TOOL", "PYTHON3", "CLI"]
+        );
+    }
+}
