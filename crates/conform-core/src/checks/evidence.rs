@@ -68,6 +68,10 @@ pub(crate) struct RunFacts {
     /// came only after the tool had exited.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trigger: Option<TriggerFacts>,
+    /// For a run whose proxies pointed at a black hole: the connections it took
+    /// (the tool went for the network that often).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proxy_connections: Option<usize>,
     /// Whether the run had the CPU it asked for.
     pub cpu_wait: CpuWaitFacts,
     /// The first attempt, when the run was made again alone because time decided
@@ -162,6 +166,7 @@ impl RunFacts {
                 },
                 after_exit: r.trigger == TriggerOutcome::AfterExit,
             }),
+            proxy_connections: r.proxy_connections,
             cpu_wait: CpuWaitFacts {
                 tool_ms: millis(r.cpu_wait.tool),
                 kit_ms: millis(r.cpu_wait.kit),
