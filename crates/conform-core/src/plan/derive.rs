@@ -4,6 +4,8 @@
 //! completes their spec from those records ([`Derived::make`]), or leaves them
 //! unmade when there is nothing to run (no such flag, a small baseline).
 
+use std::time::Duration;
+
 use serde_json::Value;
 
 use super::kind::RunKind;
@@ -163,8 +165,30 @@ fn timeout(spec: &mut RunSpec, given: &Given<'_>) -> bool {
     let Some(flag) = manifest::flag(manifest, command, "timeout") else {
         return false;
     };
-    set_flag(&mut spec.args, "--timeout", &timeout_value(flag));
+    let value = timeout_value(flag);
+    // The tool must be done within V + 2 s: that is the run's limit, so a tool
+    // still going is killed there and, like any run that hit its limit while
+    // starved of CPU, made again alone.
+    spec.limit = duration_of(&value) + TIMEOUT_SLACK;
+    set_flag(&mut spec.args, "--timeout", &value);
     true
+}
+
+/// How long after its own `--timeout` a tool may take to give up.
+pub(crate) const TIMEOUT_SLACK: Duration = Duration::from_secs(2);
+
+/// A `--timeout` value as [`timeout_value`] makes it: a number of seconds, or one
+/// with a unit (`ms`, `s`, `m`, `h`); anything else counts as seconds.
+pub(crate) fn duration_of(value: &str) -> Duration {
+    let digits = value.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let amount: f64 = digits.parse().unwrap_or(1.0);
+    let seconds = match &value[digits.len()..] {
+        "ms" => amount / 1000.0,
+        "m" | "min" => amount * 60.0,
+        "h" => amount * 3600.0,
+        _ => amount,
+    };
+    Duration::try_from_secs_f64(seconds).unwrap_or(Duration::from_secs(1))
 }
 
 /// `1` for a numeric flag; for a string flag `1` and the unit of its default
@@ -312,6 +336,14 @@ mod tests {
             timeout_value(&json!({"type": "string", "default": "30"})),
             "1s"
         );
+    }
+
+    #[test]
+    fn the_timeout_run_must_end_within_its_value_and_two_seconds() {
+        assert_eq!(duration_of("1s"), Duration::from_secs(1));
+        assert_eq!(duration_of("1"), Duration::from_secs(1));
+        assert_eq!(duration_of("1ms"), Duration::from_millis(1));
+        assert_eq!(duration_of("1m"), Duration::from_secs(60));
     }
 
     #[test]
