@@ -3,6 +3,7 @@
 //! returns the exit status. The binary turns its arguments into these calls, and
 //! owns what is process-wide: the signal handlers and the exit.
 
+mod cap;
 mod check;
 mod init;
 pub(crate) mod output;

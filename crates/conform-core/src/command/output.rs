@@ -27,9 +27,14 @@ pub(crate) fn emit(text: &str) -> ExitStatus {
     }
 }
 
+/// One JSON document, pretty; within `CONFORM_MAX_OUTPUT_BYTES` when that is set.
 pub(crate) fn emit_json(value: &Value) -> ExitStatus {
-    match serde_json::to_string_pretty(value) {
-        Ok(text) => emit(&(text + "\n")),
+    let text = match super::cap::requested() {
+        Some(cap) => super::cap::render(value, cap),
+        None => serde_json::to_string_pretty(value).map(|text| text + "\n"),
+    };
+    match text {
+        Ok(text) => emit(&text),
         Err(e) => {
             eprintln!("conform: cannot serialize the report: {e}");
             ExitStatus::GeneralError

@@ -152,6 +152,10 @@ pub fn manifest() -> Value {
         "etag": "",
         "commands": commands,
         "flags": root,
+        "env_vars": [{
+            "name": "CONFORM_MAX_OUTPUT_BYTES",
+            "description": "Most bytes an envelope on stdout may take: written on one line, the end of its list dropped to fit (meta.truncated, truncation_hint, returned_count, total_count); data that is no list is left out whole. Unset: no cap"
+        }],
         "exit_codes": exit_codes(),
     });
     let etag = format!("fnv1a64:{:016x}", fnv1a(document.to_string().as_bytes()));
