@@ -15,6 +15,7 @@ mod invalid;
 mod judge;
 mod line_endings;
 mod manifest;
+mod output_schema;
 mod profile_consistency;
 mod repl;
 mod signals;
@@ -88,6 +89,7 @@ registry! {
     BareNoRepl => repl::BARE_NO_REPL,
     LfLineEndings => line_endings::LF_LINE_ENDINGS,
     MetaVersions => versions::META_VERSIONS,
+    OutputSchemaValid => output_schema::OUTPUT_SCHEMA_VALID,
 }
 
 /// A check: what the catalog says about it, the run variants it reads (the planner
@@ -296,6 +298,7 @@ mod tests {
         ("REQ-C-006", &[14]),
         ("REQ-C-013", &[18]),
         ("REQ-C-014", &[19]),
+        ("REQ-C-015", &[21]),
         ("REQ-F-001", &[1]),
         ("REQ-F-002", &[1, 14]),
         ("REQ-F-005", &[2]),

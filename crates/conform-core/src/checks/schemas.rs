@@ -59,12 +59,59 @@ struct Layer {
 
 type Compiled = Result<Layer, String>;
 
+/// How conform compiles every schema, its own and the ones a tool declares: draft-07,
+/// with formats (date-time, ...) checked, as the reference kit checks them.
+fn draft7_options() -> jsonschema::ValidationOptions<'static> {
+    jsonschema::draft7::options().should_validate_formats(true)
+}
+
+/// Keywords whose values are instances, not schemas: a `$ref` key inside one is data.
+const DATA_KEYWORDS: &[&str] = &["enum", "const", "default", "examples"];
+
+/// A schema the tool declares (a command's `output_schema`), compiled as draft-07 with
+/// the envelope's format checking. Only references inside the document (`#...`) are
+/// followed and nothing is ever fetched: a `$ref` to anything else is refused by name
+/// before compiling, and the compiler is offline besides.
+pub(crate) fn compile_declared(schema: &Value) -> Result<Validator, String> {
+    if let Some(reference) = non_local_ref(schema) {
+        return Err(format!(
+            "its $ref {} points outside the schema; only local references (\"#...\") are \
+             followed, and conform fetches nothing",
+            Value::from(reference)
+        ));
+    }
+    draft7_options().offline().build(schema).map_err(|e| {
+        let at = e.instance_path().to_string();
+        if at.is_empty() {
+            e.to_string()
+        } else {
+            format!("at {at}: {e}")
+        }
+    })
+}
+
+/// The first `$ref` of a schema that does not point inside it.
+fn non_local_ref(schema: &Value) -> Option<&str> {
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::String(reference)) = map.get("$ref") {
+                if !reference.starts_with('#') {
+                    return Some(reference);
+                }
+            }
+            map.iter()
+                .filter(|(key, _)| !DATA_KEYWORDS.contains(&key.as_str()))
+                .find_map(|(_, value)| non_local_ref(value))
+        }
+        Value::Array(items) => items.iter().find_map(non_local_ref),
+        _ => None,
+    }
+}
+
 fn compile(text: &str) -> Compiled {
     let schema: Value =
         serde_json::from_str(text).map_err(|e| format!("embedded schema is not JSON: {e}"))?;
-    // Formats (date-time, ...) are checked, as the reference kit checks them.
-    let validator = jsonschema::draft7::options()
-        .should_validate_formats(true)
+    let validator = draft7_options()
         .build(&schema)
         .map_err(|e| format!("embedded schema does not compile: {e}"))?;
     Ok(Layer {

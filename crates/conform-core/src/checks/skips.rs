@@ -29,14 +29,23 @@ const PROFILE: &str = r#"{
 /// `id` judged alone over the runs the planner makes for it from [`PROFILE`], each
 /// made as `fill` says (it starts as an exit 0 with nothing written).
 pub(super) fn judged(id: CheckId, fill: impl Fn(&PlannedRun, &mut RunRecord)) -> Outcome {
+    judged_on(PROFILE, id, fill)
+}
+
+/// [`judged`] over the runs planned from `text`, a profile.
+pub(super) fn judged_on(
+    text: &str,
+    id: CheckId,
+    fill: impl Fn(&PlannedRun, &mut RunRecord),
+) -> Outcome {
     let dir = std::env::temp_dir();
-    let (profile, program) = profile::parse(PROFILE, &dir).expect("valid profile");
+    let (profile, program) = profile::parse(text, &dir).expect("valid profile");
     let loaded = LoadedProfile {
         path: dir.join("p.json"),
         dir,
         profile,
         program,
-        locations: profile::Locations::scan(PROFILE),
+        locations: profile::Locations::scan(text),
     };
     let selected = BTreeSet::from([id]);
     let plan = plan::plan(
@@ -66,7 +75,7 @@ pub(super) fn write(record: &mut RunRecord, stdout: &str) {
     record.stdout.total_bytes = stdout.len() as u64;
 }
 
-fn assert_skipped(outcome: &Outcome, reason: &str) {
+pub(super) fn assert_skipped(outcome: &Outcome, reason: &str) {
     assert_eq!(outcome.status(), Status::Skip, "{outcome:#?}");
     assert_eq!(outcome.runs_checked, 0, "{outcome:#?}");
     let said = outcome.skipped_reason.as_deref().unwrap_or_default();

@@ -76,7 +76,7 @@ pub(crate) const REQUIREMENTS: &[Requirement] = &[
     Requirement { id: "REQ-C-012", priority: "P0", title: "Commands with Network I/O Support --timeout", unjudged: Some((Why::Planned, "timeout_flag, specified in the catalog (part 3), reads has_network_io from the manifest")) },
     Requirement { id: "REQ-C-013", priority: "P0", title: "Error Responses Include Code and Message", unjudged: None },
     Requirement { id: "REQ-C-014", priority: "P1", title: "Error Responses Include retryable and retry_after_ms", unjudged: None },
-    Requirement { id: "REQ-C-015", priority: "P1", title: "Commands Declare Input and Output Schema", unjudged: Some((Why::Planned, "output_schema_valid, specified in the catalog (part 3), validates data against the manifest's output_schema")) },
+    Requirement { id: "REQ-C-015", priority: "P1", title: "Commands Declare Input and Output Schema", unjudged: None },
     Requirement { id: "REQ-C-016", priority: "P1", title: "Secrets Accepted Only via Env Var or File", unjudged: Some((Why::Manifest, "only the manifest says which flags and variables carry secrets")) },
     Requirement { id: "REQ-C-017", priority: "P1", title: "Commands Register cleanup() Hook", unjudged: Some((Why::Inside, "a framework hook; it shows only when a mutation is interrupted, which probes never do")) },
     Requirement { id: "REQ-C-018", priority: "P3", title: "Commands Declare Platform Requirements", unjudged: Some((Why::Manifest, "a declaration in the manifest; manifest_valid checks its shape, no check its truth (platform, required_tools)")) },

@@ -56,6 +56,115 @@ fn stdout_protocol(name: &str) -> Option<&'static str> {
     }
 }
 
+/// The JSON Schema of a command's `data` on success (REQ-C-015), or None for a
+/// command whose stdout is never an envelope. Each names what every success holds;
+/// objects stay open, so a field added later breaks no reader.
+fn output_schema(name: &str) -> Option<Value> {
+    let profile = json!({
+        "type": "object",
+        "required": ["schema_version", "tool", "command", "probes"],
+        "properties": {
+            "tool": { "type": "string" },
+            "command": { "type": "array", "items": { "type": "string" } },
+            "probes": { "type": "array", "items": { "type": "object" } }
+        }
+    });
+    let schema = match name {
+        "validate" => json!({
+            "type": "object",
+            "required": ["profiles"],
+            "properties": { "profiles": { "type": "array", "items": {
+                "type": "object",
+                "required": ["profile", "valid"],
+                "properties": {
+                    "profile": { "type": "string" },
+                    "valid": { "type": "boolean" },
+                    "tool": { "type": "string" },
+                    "program": { "type": "string" },
+                    "probes": { "type": "integer", "minimum": 0 }
+                }
+            } } }
+        }),
+        // One profile gives its ConformanceResult, several a list of them.
+        "run" | "check" => json!({
+            "definitions": { "result": {
+                "type": "object",
+                "required": ["schema_version", "tool", "levels", "summary", "checks"],
+                "properties": {
+                    "tool": { "type": "string" },
+                    "levels": { "type": "object" },
+                    "summary": { "type": "object" },
+                    "checks": { "type": "array", "items": { "type": "object" } }
+                }
+            } },
+            "anyOf": [
+                { "$ref": "#/definitions/result" },
+                {
+                    "type": "object",
+                    "required": ["results"],
+                    "properties": { "results": {
+                        "type": "array", "items": { "$ref": "#/definitions/result" }
+                    } }
+                }
+            ]
+        }),
+        // The catalog, or with --requirements the requirement map.
+        "checks" => json!({
+            "type": "object",
+            "anyOf": [
+                { "required": ["checks"], "properties": { "checks": { "type": "array", "items": {
+                    "type": "object",
+                    "required": ["id", "title", "level", "requirements", "extension"],
+                    "properties": {
+                        "id": { "type": "string" },
+                        "title": { "type": "string" },
+                        "level": { "type": "integer", "minimum": 1, "maximum": 3 },
+                        "requirements": { "type": "array", "items": { "type": "string" } },
+                        "extension": { "type": "boolean" }
+                    }
+                } } } },
+                { "required": ["judged", "total", "requirements"], "properties": {
+                    "judged": { "type": "integer" },
+                    "total": { "type": "integer" },
+                    "requirements": { "type": "array", "items": { "type": "object" } }
+                } }
+            ]
+        }),
+        "manifest" => json!({
+            "type": "object",
+            "required": ["schema_version", "framework_version", "etag", "commands"],
+            "properties": {
+                "schema_version": { "type": "string" },
+                "commands": { "type": "object", "additionalProperties": { "type": "object" } }
+            }
+        }),
+        // Without --output the profile itself; with it, what was (or would be) written.
+        "init" => json!({
+            "type": "object",
+            "definitions": { "profile": profile },
+            "anyOf": [
+                { "$ref": "#/definitions/profile" },
+                {
+                    "required": ["path", "written", "profile"],
+                    "properties": {
+                        "path": { "type": "string" },
+                        "written": { "type": "boolean" },
+                        "profile": { "$ref": "#/definitions/profile" }
+                    }
+                }
+            ]
+        }),
+        // A JSON Schema document: the profile format or the --json-report document.
+        "schema" => json!({
+            "type": "object",
+            "required": ["$schema"],
+            "properties": { "$schema": { "type": "string" } }
+        }),
+        _ => return None,
+    };
+    Some(schema)
+}
+
 fn flag_entry(arg: &Arg) -> Value {
     let takes_value = matches!(arg.get_action(), ArgAction::Set | ArgAction::Append);
     let values: Vec<String> = arg
@@ -126,6 +235,9 @@ fn command_entry(command: &Command) -> Value {
         "positionals": positionals,
         "exit_codes": exit_codes(),
     });
+    if let Some(schema) = output_schema(command.get_name()) {
+        entry["output_schema"] = schema;
+    }
     if let Some(protocol) = stdout_protocol(command.get_name()) {
         entry["stdout"] = json!("protocol");
         entry["protocol"] = json!(protocol);

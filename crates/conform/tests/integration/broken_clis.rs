@@ -67,6 +67,7 @@ fn is_dependent(id: &str) -> bool {
             | "exit_codes_declared"
             | "locale_invariant"
             | "meta_versions"
+            | "output_schema_valid"
     )
 }
 
