@@ -102,10 +102,13 @@ pub enum Defect {
     HelpInCrlf,
     /// Envelopes report an older `meta.tool_version` than `--version` prints.
     StaleToolVersion,
+    /// JSON mode comes from `isatty` alone: a terminal gets the table even under `CI`
+    /// or `NO_COLOR` (colour still honours them).
+    TableOnTerminalInCi,
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 43] = [
+    pub const ALL: [(&'static str, Defect); 44] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -170,6 +173,7 @@ impl Defect {
         ("bare-starts-repl", Defect::BareStartsRepl),
         ("help-in-crlf", Defect::HelpInCrlf),
         ("stale-tool-version", Defect::StaleToolVersion),
+        ("table-on-terminal-in-ci", Defect::TableOnTerminalInCi),
     ];
 
     pub fn from_name(name: &str) -> Option<Defect> {
