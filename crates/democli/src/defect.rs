@@ -105,10 +105,13 @@ pub enum Defect {
     /// JSON mode comes from `isatty` alone: a terminal gets the table even under `CI`
     /// or `NO_COLOR` (colour still honours them).
     TableOnTerminalInCi,
+    /// With `COLUMNS` set, `deployments list` wraps each string of `data` to its table
+    /// column's share of that width, as it does the cells of its table.
+    WrapsDataAtColumns,
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 44] = [
+    pub const ALL: [(&'static str, Defect); 45] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -174,6 +177,7 @@ impl Defect {
         ("help-in-crlf", Defect::HelpInCrlf),
         ("stale-tool-version", Defect::StaleToolVersion),
         ("table-on-terminal-in-ci", Defect::TableOnTerminalInCi),
+        ("wraps-data-at-columns", Defect::WrapsDataAtColumns),
     ];
 
     pub fn from_name(name: &str) -> Option<Defect> {

@@ -908,6 +908,7 @@ const CHECKS: &[&str] = &[
     "lf_line_endings",
     "meta_versions",
     "ci_terminal_json",
+    "width_invariant",
 ];
 
 #[test]

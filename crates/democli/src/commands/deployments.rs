@@ -83,6 +83,9 @@ pub fn list(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
     if ctx.ui.faults.on(Defect::LocaleDecimalComma) && german_locale() {
         decimal_comma_versions(&mut data);
     }
+    if ctx.ui.faults.on(Defect::WrapsDataAtColumns) {
+        wrap_to_columns(&mut data);
+    }
     Ok(Outcome::Reply(Reply {
         data,
         meta,
@@ -119,6 +122,33 @@ fn decimal_comma_versions(data: &mut Value) {
     for item in data.as_array_mut().into_iter().flatten() {
         if let Some(Value::String(version)) = item.get_mut("version") {
             *version = version.replace('.', ",");
+        }
+    }
+}
+
+/// Defect: each string of every item broken with newlines into lines of its table
+/// column's share of `$COLUMNS`, when that is set to a width.
+fn wrap_to_columns(data: &mut Value) {
+    let Some(columns) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|value| value.trim().parse::<usize>().ok())
+        .filter(|columns| *columns > 0)
+    else {
+        return;
+    };
+    let share = (columns / COLUMNS.len()).max(1);
+    let items = data.as_array_mut().into_iter().flatten();
+    for field in items
+        .filter_map(Value::as_object_mut)
+        .flat_map(|item| item.values_mut())
+    {
+        if let Value::String(text) = field {
+            let chars: Vec<char> = text.chars().collect();
+            *text = chars
+                .chunks(share)
+                .map(|line| line.iter().collect::<String>())
+                .collect::<Vec<_>>()
+                .join("\n");
         }
     }
 }
