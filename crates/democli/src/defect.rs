@@ -108,10 +108,13 @@ pub enum Defect {
     /// With `COLUMNS` set, `deployments list` wraps each string of `data` to its table
     /// column's share of that width, as it does the cells of its table.
     WrapsDataAtColumns,
+    /// `meta.pagination.returned` of a `deployments list` page holds the total, not the
+    /// page's item count.
+    PaginationReturnedTotal,
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 45] = [
+    pub const ALL: [(&'static str, Defect); 46] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -178,6 +181,7 @@ impl Defect {
         ("stale-tool-version", Defect::StaleToolVersion),
         ("table-on-terminal-in-ci", Defect::TableOnTerminalInCi),
         ("wraps-data-at-columns", Defect::WrapsDataAtColumns),
+        ("pagination-returned-total", Defect::PaginationReturnedTotal),
     ];
 
     pub fn from_name(name: &str) -> Option<Defect> {

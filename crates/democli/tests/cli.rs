@@ -909,6 +909,7 @@ const CHECKS: &[&str] = &[
     "meta_versions",
     "ci_terminal_json",
     "width_invariant",
+    "pagination_contract",
 ];
 
 #[test]

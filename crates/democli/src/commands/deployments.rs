@@ -78,6 +78,10 @@ pub fn list(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
     plain.push('\n');
 
     let mut meta = Map::new();
+    let mut pagination = pagination;
+    if ctx.ui.faults.on(Defect::PaginationReturnedTotal) {
+        pagination["returned"] = json!(total);
+    }
     meta.insert("pagination".into(), pagination);
     let mut data = json!(items);
     if ctx.ui.faults.on(Defect::LocaleDecimalComma) && german_locale() {
