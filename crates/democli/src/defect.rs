@@ -111,10 +111,12 @@ pub enum Defect {
     /// `meta.pagination.returned` of a `deployments list` page holds the total, not the
     /// page's item count.
     PaginationReturnedTotal,
+    /// Debug lines on stderr whenever the generic, unprefixed `DEBUG` variable is set.
+    DebugEnvOnStderr,
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 46] = [
+    pub const ALL: [(&'static str, Defect); 47] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -182,6 +184,7 @@ impl Defect {
         ("table-on-terminal-in-ci", Defect::TableOnTerminalInCi),
         ("wraps-data-at-columns", Defect::WrapsDataAtColumns),
         ("pagination-returned-total", Defect::PaginationReturnedTotal),
+        ("debug-env-on-stderr", Defect::DebugEnvOnStderr),
     ];
 
     pub fn from_name(name: &str) -> Option<Defect> {

@@ -910,6 +910,7 @@ const CHECKS: &[&str] = &[
     "ci_terminal_json",
     "width_invariant",
     "pagination_contract",
+    "generic_env_ignored",
 ];
 
 #[test]

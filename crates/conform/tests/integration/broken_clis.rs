@@ -16,7 +16,12 @@ fn expected(name: &str) -> Value {
 /// Checks of issue 19 whose broken CLIs are in the corpus before the check itself is
 /// registered. Until it is, such a CLI must fail nothing at all: then it fails exactly
 /// its check once the check lands. Drop an ID once its check is registered.
-const LANDING: &[&str] = &["ci_terminal_json", "width_invariant", "pagination_contract"];
+const LANDING: &[&str] = &[
+    "ci_terminal_json",
+    "width_invariant",
+    "pagination_contract",
+    "generic_env_ignored",
+];
 
 fn assert_broken(name: &str) {
     let expected = expected(name);
@@ -159,4 +164,5 @@ broken! {
     table_on_terminal_in_ci => "table-on-terminal-in-ci",
     wraps_data_at_columns => "wraps-data-at-columns",
     pagination_returned_total => "pagination-returned-total",
+    debug_env_on_stderr => "debug-env-on-stderr",
 }
