@@ -113,10 +113,13 @@ pub enum Defect {
     PaginationReturnedTotal,
     /// Debug lines on stderr whenever the generic, unprefixed `DEBUG` variable is set.
     DebugEnvOnStderr,
+    /// The manifest's `output_schema` for `deployments list` says `object`; its `data` is
+    /// an array.
+    OutputSchemaSaysObject,
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 47] = [
+    pub const ALL: [(&'static str, Defect); 48] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -185,6 +188,7 @@ impl Defect {
         ("wraps-data-at-columns", Defect::WrapsDataAtColumns),
         ("pagination-returned-total", Defect::PaginationReturnedTotal),
         ("debug-env-on-stderr", Defect::DebugEnvOnStderr),
+        ("output-schema-says-object", Defect::OutputSchemaSaysObject),
     ];
 
     pub fn from_name(name: &str) -> Option<Defect> {

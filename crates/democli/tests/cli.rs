@@ -911,6 +911,7 @@ const CHECKS: &[&str] = &[
     "width_invariant",
     "pagination_contract",
     "generic_env_ignored",
+    "output_schema_valid",
 ];
 
 #[test]

@@ -21,6 +21,7 @@ const LANDING: &[&str] = &[
     "width_invariant",
     "pagination_contract",
     "generic_env_ignored",
+    "output_schema_valid",
 ];
 
 fn assert_broken(name: &str) {
@@ -165,4 +166,5 @@ broken! {
     wraps_data_at_columns => "wraps-data-at-columns",
     pagination_returned_total => "pagination-returned-total",
     debug_env_on_stderr => "debug-env-on-stderr",
+    output_schema_says_object => "output-schema-says-object",
 }

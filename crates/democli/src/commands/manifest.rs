@@ -128,7 +128,10 @@ fn entry(command: &Command, faults: Faults) -> Value {
         })
         .collect();
     entry.insert("exit_codes".into(), Value::Object(exit_codes));
-    if let Some(schema) = output_schema(command.key) {
+    if let Some(mut schema) = output_schema(command.key) {
+        if faults.on(Defect::OutputSchemaSaysObject) && command.key == "deployments.list" {
+            schema["type"] = json!("object");
+        }
         entry.insert("output_schema".into(), schema);
     }
     if !command.examples.is_empty() {
