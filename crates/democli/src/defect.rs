@@ -116,10 +116,14 @@ pub enum Defect {
     /// The manifest's `output_schema` for `deployments list` says `object`; its `data` is
     /// an array.
     OutputSchemaSaysObject,
+    /// The manifest declares the secret `DEMOCLI_TOKEN`. Without it or a login file, a data
+    /// command whose stdin is an open, silent pipe waits for a pasted device code (exit 8
+    /// at EOF); a closed stdin or a terminal goes on anonymously.
+    WaitsForDeviceCode,
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 48] = [
+    pub const ALL: [(&'static str, Defect); 49] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -189,6 +193,7 @@ impl Defect {
         ("pagination-returned-total", Defect::PaginationReturnedTotal),
         ("debug-env-on-stderr", Defect::DebugEnvOnStderr),
         ("output-schema-says-object", Defect::OutputSchemaSaysObject),
+        ("waits-for-device-code", Defect::WaitsForDeviceCode),
     ];
 
     pub fn from_name(name: &str) -> Option<Defect> {

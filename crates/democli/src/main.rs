@@ -118,6 +118,13 @@ fn run(started: Instant) -> io::Result<u8> {
         return version(&ui, started);
     }
 
+    let data_command = key.starts_with("deployments.") || key == "events";
+    if data_command && faults.on(Defect::WaitsForDeviceCode) {
+        if let Err(error) = desktop::device_code_login() {
+            return ui.write_error(&error, key, started);
+        }
+    }
+
     let ctx = Ctx {
         ui,
         started,

@@ -912,6 +912,7 @@ const CHECKS: &[&str] = &[
     "pagination_contract",
     "generic_env_ignored",
     "output_schema_valid",
+    "headless_auth",
 ];
 
 #[test]

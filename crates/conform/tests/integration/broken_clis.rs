@@ -22,6 +22,7 @@ const LANDING: &[&str] = &[
     "pagination_contract",
     "generic_env_ignored",
     "output_schema_valid",
+    "headless_auth",
 ];
 
 fn assert_broken(name: &str) {
@@ -167,4 +168,5 @@ broken! {
     pagination_returned_total => "pagination-returned-total",
     debug_env_on_stderr => "debug-env-on-stderr",
     output_schema_says_object => "output-schema-says-object",
+    waits_for_device_code => "waits-for-device-code",
 }
