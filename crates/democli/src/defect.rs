@@ -120,10 +120,13 @@ pub enum Defect {
     /// command whose stdin is an open, silent pipe waits for a pasted device code (exit 8
     /// at EOF); a closed stdin or a terminal goes on anonymously.
     WaitsForDeviceCode,
+    /// `deployments list ENV` takes any text and keeps the deployments whose env contains
+    /// it: `../staging` is looked up, not rejected, and gives an empty list.
+    EnvSubstringMatch,
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 49] = [
+    pub const ALL: [(&'static str, Defect); 50] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -194,6 +197,7 @@ impl Defect {
         ("debug-env-on-stderr", Defect::DebugEnvOnStderr),
         ("output-schema-says-object", Defect::OutputSchemaSaysObject),
         ("waits-for-device-code", Defect::WaitsForDeviceCode),
+        ("env-substring-match", Defect::EnvSubstringMatch),
     ];
 
     pub fn from_name(name: &str) -> Option<Defect> {

@@ -913,6 +913,7 @@ const CHECKS: &[&str] = &[
     "generic_env_ignored",
     "output_schema_valid",
     "headless_auth",
+    "hallucinated_input_rejected",
 ];
 
 #[test]

@@ -23,6 +23,7 @@ const LANDING: &[&str] = &[
     "generic_env_ignored",
     "output_schema_valid",
     "headless_auth",
+    "hallucinated_input_rejected",
 ];
 
 fn assert_broken(name: &str) {
@@ -169,4 +170,5 @@ broken! {
     debug_env_on_stderr => "debug-env-on-stderr",
     output_schema_says_object => "output-schema-says-object",
     waits_for_device_code => "waits-for-device-code",
+    env_substring_match => "env-substring-match",
 }

@@ -20,7 +20,12 @@ const STATUS_COLUMN: usize = 4;
 
 pub fn list(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
     // Validate everything before reading any state (REQ-F-015).
-    let env = args.positional(0).map(check_env).transpose()?;
+    let substring = ctx.ui.faults.on(Defect::EnvSubstringMatch);
+    let env = if substring {
+        args.positional(0)
+    } else {
+        args.positional(0).map(check_env).transpose()?
+    };
     let page = args
         .text("cursor")
         .map(decode_cursor)
@@ -39,7 +44,7 @@ pub fn list(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
         .data
         .deployments
         .iter()
-        .filter(|d| env.is_none_or(|env| d.env == env))
+        .filter(|d| env.is_none_or(|env| d.env == env || (substring && d.env.contains(env))))
         .filter(|d| ids_from_stdin.is_empty() || ids_from_stdin.contains(&d.id))
         .collect();
 
