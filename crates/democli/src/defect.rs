@@ -102,10 +102,31 @@ pub enum Defect {
     HelpInCrlf,
     /// Envelopes report an older `meta.tool_version` than `--version` prints.
     StaleToolVersion,
+    /// JSON mode comes from `isatty` alone: a terminal gets the table even under `CI`
+    /// or `NO_COLOR` (colour still honours them).
+    TableOnTerminalInCi,
+    /// With `COLUMNS` set, `deployments list` wraps each string of `data` to its table
+    /// column's share of that width, as it does the cells of its table.
+    WrapsDataAtColumns,
+    /// `meta.pagination.returned` of a `deployments list` page holds the total, not the
+    /// page's item count.
+    PaginationReturnedTotal,
+    /// Debug lines on stderr whenever the generic, unprefixed `DEBUG` variable is set.
+    DebugEnvOnStderr,
+    /// The manifest's `output_schema` for `deployments list` says `object`; its `data` is
+    /// an array.
+    OutputSchemaSaysObject,
+    /// The manifest declares the secret `DEMOCLI_TOKEN`. Without it or a login file, a data
+    /// command whose stdin is an open, silent pipe waits for a pasted device code (exit 8
+    /// at EOF); a closed stdin or a terminal goes on anonymously.
+    WaitsForDeviceCode,
+    /// `deployments list ENV` takes any text and keeps the deployments whose env contains
+    /// it: `../staging` is looked up, not rejected, and gives an empty list.
+    EnvSubstringMatch,
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 43] = [
+    pub const ALL: [(&'static str, Defect); 50] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -170,6 +191,13 @@ impl Defect {
         ("bare-starts-repl", Defect::BareStartsRepl),
         ("help-in-crlf", Defect::HelpInCrlf),
         ("stale-tool-version", Defect::StaleToolVersion),
+        ("table-on-terminal-in-ci", Defect::TableOnTerminalInCi),
+        ("wraps-data-at-columns", Defect::WrapsDataAtColumns),
+        ("pagination-returned-total", Defect::PaginationReturnedTotal),
+        ("debug-env-on-stderr", Defect::DebugEnvOnStderr),
+        ("output-schema-says-object", Defect::OutputSchemaSaysObject),
+        ("waits-for-device-code", Defect::WaitsForDeviceCode),
+        ("env-substring-match", Defect::EnvSubstringMatch),
     ];
 
     pub fn from_name(name: &str) -> Option<Defect> {

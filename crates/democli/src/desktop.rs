@@ -7,7 +7,18 @@
 //! sandboxes set them), and no browser opens where there is a display.
 
 use std::io::Write as _;
+use std::os::fd::AsFd;
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
+
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+use nix::sys::stat::{fstat, SFlag};
+use serde_json::json;
+
+use crate::error::{CliError, Status};
+
+/// The token variable of the waits-for-device-code defect's manifest.
+pub const TOKEN_ENV: &str = "DEMOCLI_TOKEN";
 
 /// Pipes `text` through `$PAGER` when it is set; returns whether it did. A pager
 /// that ends without reading is a write error, ignored as a pager's exit would be.
@@ -97,4 +108,55 @@ pub fn repl() {
         }
     }
     eprintln!();
+}
+
+/// A login that needs a person: with no `DEMOCLI_TOKEN` and no `democli/token` file in
+/// the config directory, it asks on stderr for the code a browser shows and reads
+/// stdin for it, even when stdin is a pipe. Only a pipe that is open and silent is
+/// waited on (an agent's); a closed stdin or a terminal goes on anonymously. Only EOF
+/// before a code ends the wait, as UNAUTHENTICATED naming the token variable.
+pub fn device_code_login() -> Result<(), CliError> {
+    let token = std::env::var_os(TOKEN_ENV).is_some_and(|token| !token.is_empty());
+    if token || login_file().is_some_and(|file| file.is_file()) || !stdin_is_silent_pipe() {
+        return Ok(());
+    }
+    eprint!(
+        "democli: not logged in. Open https://democli.example/device, enter code \
+         WDJB-MJHT, then paste the code it shows here: "
+    );
+    let mut code = String::new();
+    let read = std::io::stdin().read_line(&mut code);
+    if read.is_ok_and(|bytes| bytes > 0) && !code.trim().is_empty() {
+        return Ok(());
+    }
+    // Nobody typed the newline that ends the prompt's line.
+    eprintln!();
+    Err(CliError::execution(
+        Status::Unauthenticated,
+        "UNAUTHENTICATED",
+        "no device code was pasted before stdin ended",
+    )
+    .fix(format!(
+        "Set {TOKEN_ENV} to an API token, or log in once at a terminal"
+    ))
+    .context(json!({ "env_vars": [TOKEN_ENV] })))
+}
+
+/// `$XDG_CONFIG_HOME/democli/token`, else `$HOME/.config/democli/token`.
+fn login_file() -> Option<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+    let config = var("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| var("HOME").map(|home| PathBuf::from(home).join(".config")))?;
+    Some(config.join("democli").join("token"))
+}
+
+/// stdin is a pipe whose writer is still there and has written nothing yet.
+fn stdin_is_silent_pipe() -> bool {
+    let stdin = std::io::stdin();
+    let fifo = fstat(stdin.as_fd()).is_ok_and(|stat| {
+        SFlag::from_bits_truncate(stat.st_mode & SFlag::S_IFMT.bits()) == SFlag::S_IFIFO
+    });
+    let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::POLLIN)];
+    fifo && poll(&mut fds, PollTimeout::ZERO).is_ok_and(|ready| ready == 0)
 }

@@ -17,6 +17,8 @@ pub enum Status {
     ArgError,
     Precondition,
     NotFound,
+    /// Only the waits-for-device-code defect ends in it: no credentials.
+    Unauthenticated,
     Interrupted,
     Terminated,
 }
@@ -29,6 +31,7 @@ impl Status {
             Status::ArgError => 2,
             Status::Precondition => 4,
             Status::NotFound => 5,
+            Status::Unauthenticated => 8,
             Status::Interrupted => 130,
             Status::Terminated => 143,
         }
@@ -43,6 +46,7 @@ impl Status {
             Status::ArgError => "ARG_ERROR",
             Status::Precondition => "PRECONDITION",
             Status::NotFound => "NOT_FOUND",
+            Status::Unauthenticated => "UNAUTHENTICATED",
             Status::Interrupted => "CANCELLED",
             Status::Terminated => "TERMINATED",
         }

@@ -72,6 +72,12 @@ fn run(started: Instant) -> io::Result<u8> {
         }
     };
 
+    if faults.on(Defect::DebugEnvOnStderr) && std::env::var_os("DEBUG").is_some() {
+        output::write_stderr(&format!(
+            "democli: debug: args {args:?}\ndemocli: debug: stdout is a terminal: {}\n",
+            env.stdout_tty
+        ));
+    }
     let parsed = parse::parse(&args, faults);
     let format = parsed.text("format").and_then(Format::from_name);
     let ui = Ui::new(format, env, faults);
@@ -110,6 +116,13 @@ fn run(started: Instant) -> io::Result<u8> {
     }
     if parsed.switch("version") {
         return version(&ui, started);
+    }
+
+    let data_command = key.starts_with("deployments.") || key == "events";
+    if data_command && faults.on(Defect::WaitsForDeviceCode) {
+        if let Err(error) = desktop::device_code_login() {
+            return ui.write_error(&error, key, started);
+        }
     }
 
     let ctx = Ctx {

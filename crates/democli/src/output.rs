@@ -75,8 +75,10 @@ pub struct Ui {
 
 impl Ui {
     pub fn new(explicit: Option<Format>, env: Environment, faults: Faults) -> Self {
+        // The table-on-terminal-in-ci defect looks at the terminal alone.
+        let machine_context = env.machine_context && !faults.on(Defect::TableOnTerminalInCi);
         let default =
-            if faults.on(Defect::JsonNeedsFormatFlag) || (env.stdout_tty && !env.machine_context) {
+            if faults.on(Defect::JsonNeedsFormatFlag) || (env.stdout_tty && !machine_context) {
                 Format::Plain
             } else {
                 Format::Json

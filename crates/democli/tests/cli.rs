@@ -29,6 +29,11 @@ const CLEARED: &[&str] = &[
     "FORCE_COLOR",
     "DEMOCLI_DEFECT",
     "DEMOCLI_HOME",
+    // Read only under defects: the wrapping, debug and device-code ones.
+    "COLUMNS",
+    "DEBUG",
+    "DEMOCLI_TOKEN",
+    "XDG_CONFIG_HOME",
 ];
 
 struct Sandbox {
@@ -773,6 +778,108 @@ fn defect_argument_order() {
 }
 
 #[test]
+fn defect_data_and_metadata_of_a_list() {
+    let sandbox = Sandbox::new();
+    let list = ["deployments", "list"];
+    let mut narrow = sandbox.with_defect("wraps-data-at-columns", &list);
+    narrow.env("COLUMNS", "40");
+    assert_eq!(Run::from(narrow).envelope()["data"][0]["id"], "dep-00\n1");
+    let wide = Run::from(sandbox.with_defect("wraps-data-at-columns", &list));
+    assert_eq!(wide.envelope()["data"][0]["id"], "dep-001");
+
+    let page = Run::from(sandbox.with_defect("pagination-returned-total", &list)).envelope();
+    assert_eq!(ids(&page["data"]).len(), 5);
+    assert_eq!(page["meta"]["pagination"]["returned"], 20);
+
+    let mut debug = sandbox.with_defect("debug-env-on-stderr", &list);
+    debug.env("DEBUG", "1");
+    assert!(Run::from(debug).stderr.contains("democli: debug: "));
+    let quiet = Run::from(sandbox.with_defect("debug-env-on-stderr", &list));
+    assert_eq!(quiet.stderr, "");
+
+    let looked_up = Run::from(sandbox.with_defect(
+        "env-substring-match",
+        &["deployments", "list", "../staging"],
+    ));
+    assert_eq!(looked_up.code, 0);
+    assert_eq!(looked_up.envelope()["data"], json!([]));
+
+    let manifest = Run::from(sandbox.with_defect("output-schema-says-object", &["manifest"]));
+    let commands = &manifest.envelope()["data"]["commands"];
+    assert_eq!(
+        commands["deployments.list"]["output_schema"]["type"],
+        "object"
+    );
+}
+
+/// An agent's sandbox: fresh, empty HOME and config directory, no token.
+fn headless(sandbox: &Sandbox, dirs: &TempDir, args: &[&str]) -> StdCommand {
+    let mut cmd = sandbox.std_cmd(args);
+    cmd.env("DEMOCLI_DEFECT", "waits-for-device-code")
+        .env("HOME", dirs.path())
+        .env("XDG_CONFIG_HOME", dirs.path().join(".config"));
+    cmd
+}
+
+#[test]
+fn defect_device_code_waits_only_on_an_open_silent_pipe() {
+    let sandbox = Sandbox::new();
+    let dirs = tempfile::tempdir().expect("HOME");
+    let list = ["deployments", "list"];
+
+    let mut waiting = headless(&sandbox, &dirs, &list);
+    waiting.stdin(Stdio::piped());
+    let mut child = waiting.spawn().expect("spawn");
+    let stdin = child.stdin.take();
+    let mut stderr = child.stderr.take().expect("stderr pipe");
+    let mut said = Vec::new();
+    let mut chunk = [0u8; 256];
+    while !String::from_utf8_lossy(&said).contains("paste the code") {
+        let read = std::io::Read::read(&mut stderr, &mut chunk).expect("stderr");
+        assert!(read > 0, "no prompt: {}", String::from_utf8_lossy(&said));
+        said.extend_from_slice(&chunk[..read]);
+    }
+    drop(stdin); // EOF: nobody pastes a code
+    let status = wait_bounded(&mut child);
+    assert_eq!(status.code(), Some(8));
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().expect("stdout"), &mut stdout)
+        .expect("stdout");
+    let error: Value = serde_json::from_str(stdout.trim()).expect("an envelope");
+    assert_eq!(error["error"]["code"], "UNAUTHENTICATED");
+    assert!(error["error"]["fix_required"]
+        .as_str()
+        .is_some_and(|fix| fix.contains("DEMOCLI_TOKEN")));
+
+    // A closed stdin, a token or a login file: no wait.
+    let closed = headless(&sandbox, &dirs, &list).output().expect("run");
+    assert_eq!(closed.status.code(), Some(0));
+    let mut token = headless(&sandbox, &dirs, &list);
+    token.env("DEMOCLI_TOKEN", "t").stdin(Stdio::piped());
+    let mut child = token.spawn().expect("spawn");
+    let _held_open = child.stdin.take();
+    assert_eq!(wait_bounded(&mut child).code(), Some(0));
+
+    let manifest = Run::from(sandbox.with_defect("waits-for-device-code", &["manifest"]));
+    assert_eq!(
+        manifest.envelope()["data"]["secret_env_vars"],
+        json!(["DEMOCLI_TOKEN"])
+    );
+}
+
+/// The launcher gives ordinary runs the login of the person running the kit.
+#[test]
+fn device_code_launcher_is_logged_in_outside_a_sandbox() {
+    let sandbox = Sandbox::new();
+    let path = repo_root().join("benchmark/harness/cli/bad/waits-for-device-code");
+    let mut cmd = launcher(&path, &sandbox, &["deployments", "list"]);
+    cmd.stdin(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn");
+    let _held_open = child.stdin.take();
+    assert_eq!(wait_bounded(&mut child).code(), Some(0));
+}
+
+#[test]
 fn defect_stream_framing() {
     let sandbox = Sandbox::new();
     let gap = Run::from(sandbox.with_defect(
@@ -907,6 +1014,13 @@ const CHECKS: &[&str] = &[
     "bare_no_repl",
     "lf_line_endings",
     "meta_versions",
+    "ci_terminal_json",
+    "width_invariant",
+    "pagination_contract",
+    "generic_env_ignored",
+    "output_schema_valid",
+    "headless_auth",
+    "hallucinated_input_rejected",
 ];
 
 #[test]

@@ -13,21 +13,46 @@ fn expected(name: &str) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// Checks of issue 19 whose broken CLIs are in the corpus before the check itself is
+/// registered. Until it is, such a CLI must fail nothing at all: then it fails exactly
+/// its check once the check lands. Drop an ID once its check is registered.
+const LANDING: &[&str] = &[
+    "ci_terminal_json",
+    "width_invariant",
+    "pagination_contract",
+    "generic_env_ignored",
+    "output_schema_valid",
+    "headless_auth",
+    "hallucinated_input_rejected",
+];
+
 fn assert_broken(name: &str) {
     let expected = expected(name);
-    let want: BTreeSet<String> = expected["fail"]
+    let listed: BTreeSet<String> = expected["fail"]
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(|v| v.as_str().map(String::from))
         .collect();
-    assert!(!want.is_empty(), "{name}: a broken CLI must fail something");
+    assert!(
+        !listed.is_empty(),
+        "{name}: a broken CLI must fail something"
+    );
+    let registered: BTreeSet<&str> = conform_core::command::check_ids().collect();
+    let want: BTreeSet<String> = listed
+        .into_iter()
+        .filter(|id| registered.contains(id.as_str()) || !LANDING.contains(&id.as_str()))
+        .collect();
     let run = conform([
         "run".to_string(),
         format!("conformance/profiles/bad/{name}.json"),
     ]);
-    assert_eq!(run.code(), 4, "{name}: {:#}", run.envelope);
-    assert_eq!(run.envelope["error"]["code"], "CONFORMANCE_CHECKS_FAILED");
+    if want.is_empty() {
+        assert_eq!(run.code(), 0, "{name}: {:#}", run.envelope);
+    } else {
+        assert_eq!(run.code(), 4, "{name}: {:#}", run.envelope);
+        assert_eq!(run.envelope["error"]["code"], "CONFORMANCE_CHECKS_FAILED");
+    }
     let got: BTreeSet<String> = run.ids_with("fail").into_iter().collect();
     assert_eq!(got, want, "{name} ({}): failing checks", expected["defect"]);
     // The rest pass: a broken CLI differs from democli in its one defect, and democli
@@ -45,6 +70,7 @@ fn assert_broken(name: &str) {
         .as_object()
         .into_iter()
         .flatten()
+        .filter(|(check, _)| want.contains(*check))
     {
         let details = run.details(check);
         let words = words.as_str().unwrap_or_default();
@@ -139,4 +165,11 @@ broken! {
     bare_starts_repl => "bare-starts-repl",
     help_in_crlf => "help-in-crlf",
     stale_tool_version => "stale-tool-version",
+    table_on_terminal_in_ci => "table-on-terminal-in-ci",
+    wraps_data_at_columns => "wraps-data-at-columns",
+    pagination_returned_total => "pagination-returned-total",
+    debug_env_on_stderr => "debug-env-on-stderr",
+    output_schema_says_object => "output-schema-says-object",
+    waits_for_device_code => "waits-for-device-code",
+    env_substring_match => "env-substring-match",
 }

@@ -23,8 +23,9 @@ pub fn hostile(name: &str) -> PathBuf {
 }
 
 /// Variables of a developer's shell that the broken CLIs act on in ordinary runs
-/// (the pager and editor CLIs open `$PAGER` and `$EDITOR` when set) or that switch
-/// democli's behaviour: cleared, so the results do not depend on who runs the tests.
+/// (the pager and editor CLIs open `$PAGER` and `$EDITOR` when set; the device-code
+/// CLI finds its login through an unset `XDG_CONFIG_HOME`) or that switch democli's
+/// behaviour: cleared, so the results do not depend on who runs the tests.
 pub const DEVELOPER_ENV: &[&str] = &[
     "PAGER",
     "GIT_PAGER",
@@ -33,6 +34,7 @@ pub const DEVELOPER_ENV: &[&str] = &[
     "VISUAL",
     "GIT_EDITOR",
     "BROWSER",
+    "XDG_CONFIG_HOME",
     "DEMOCLI_DEFECT",
     "DEMOCLI_HOME",
 ];

@@ -20,7 +20,12 @@ const STATUS_COLUMN: usize = 4;
 
 pub fn list(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
     // Validate everything before reading any state (REQ-F-015).
-    let env = args.positional(0).map(check_env).transpose()?;
+    let substring = ctx.ui.faults.on(Defect::EnvSubstringMatch);
+    let env = if substring {
+        args.positional(0)
+    } else {
+        args.positional(0).map(check_env).transpose()?
+    };
     let page = args
         .text("cursor")
         .map(decode_cursor)
@@ -39,7 +44,7 @@ pub fn list(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
         .data
         .deployments
         .iter()
-        .filter(|d| env.is_none_or(|env| d.env == env))
+        .filter(|d| env.is_none_or(|env| d.env == env || (substring && d.env.contains(env))))
         .filter(|d| ids_from_stdin.is_empty() || ids_from_stdin.contains(&d.id))
         .collect();
 
@@ -78,10 +83,17 @@ pub fn list(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
     plain.push('\n');
 
     let mut meta = Map::new();
+    let mut pagination = pagination;
+    if ctx.ui.faults.on(Defect::PaginationReturnedTotal) {
+        pagination["returned"] = json!(total);
+    }
     meta.insert("pagination".into(), pagination);
     let mut data = json!(items);
     if ctx.ui.faults.on(Defect::LocaleDecimalComma) && german_locale() {
         decimal_comma_versions(&mut data);
+    }
+    if ctx.ui.faults.on(Defect::WrapsDataAtColumns) {
+        wrap_to_columns(&mut data);
     }
     Ok(Outcome::Reply(Reply {
         data,
@@ -119,6 +131,33 @@ fn decimal_comma_versions(data: &mut Value) {
     for item in data.as_array_mut().into_iter().flatten() {
         if let Some(Value::String(version)) = item.get_mut("version") {
             *version = version.replace('.', ",");
+        }
+    }
+}
+
+/// Defect: each string of every item broken with newlines into lines of its table
+/// column's share of `$COLUMNS`, when that is set to a width.
+fn wrap_to_columns(data: &mut Value) {
+    let Some(columns) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|value| value.trim().parse::<usize>().ok())
+        .filter(|columns| *columns > 0)
+    else {
+        return;
+    };
+    let share = (columns / COLUMNS.len()).max(1);
+    let items = data.as_array_mut().into_iter().flatten();
+    for field in items
+        .filter_map(Value::as_object_mut)
+        .flat_map(|item| item.values_mut())
+    {
+        if let Value::String(text) = field {
+            let chars: Vec<char> = text.chars().collect();
+            *text = chars
+                .chunks(share)
+                .map(|line| line.iter().collect::<String>())
+                .collect::<Vec<_>>()
+                .join("\n");
         }
     }
 }

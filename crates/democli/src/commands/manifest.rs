@@ -8,6 +8,7 @@ use serde_json::{json, Map, Value};
 use super::{Ctx, Outcome, Reply};
 use crate::codec::sha256_hex;
 use crate::defect::{Defect, Faults};
+use crate::desktop::TOKEN_ENV;
 use crate::error::{Failure, Status};
 use crate::output::TOOL_VERSION;
 use crate::parse::Parsed;
@@ -53,6 +54,9 @@ pub fn build(faults: Faults) -> Value {
             { "name": crate::defect::DEFECT_ENV, "description": "Test only: switches on one named defect for the broken-CLI corpus; leave unset" },
         ]),
     );
+    if faults.on(Defect::WaitsForDeviceCode) {
+        body.insert("secret_env_vars".into(), json!([TOKEN_ENV]));
+    }
     let commands: Map<String, Value> = COMMANDS
         .iter()
         .map(|command| (command.key.to_owned(), entry(command, faults)))
@@ -128,7 +132,10 @@ fn entry(command: &Command, faults: Faults) -> Value {
         })
         .collect();
     entry.insert("exit_codes".into(), Value::Object(exit_codes));
-    if let Some(schema) = output_schema(command.key) {
+    if let Some(mut schema) = output_schema(command.key) {
+        if faults.on(Defect::OutputSchemaSaysObject) && command.key == "deployments.list" {
+            schema["type"] = json!("object");
+        }
         entry.insert("output_schema".into(), schema);
     }
     if !command.examples.is_empty() {
