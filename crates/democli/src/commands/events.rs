@@ -69,6 +69,7 @@ pub fn run(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
             meta,
             plain,
             committed: false,
+            ..Reply::default()
         }));
     }
 

@@ -37,5 +37,6 @@ pub fn run() -> Result<Outcome, Failure> {
         meta: Map::new(),
         plain,
         committed: false,
+        ..Reply::default()
     }))
 }
