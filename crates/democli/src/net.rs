@@ -96,7 +96,9 @@ pub fn registry_proxy() -> Result<Option<Proxy>, CliError> {
 }
 
 fn non_empty(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|value| !value.trim().is_empty())
+    std::env::var(name)
+        .ok()
+        .filter(|value| !value.trim().is_empty())
 }
 
 /// Whether a `NO_PROXY` list exempts `host`: `*`, the host itself, or a domain it is in
@@ -159,9 +161,8 @@ fn parse_proxy(variable: &'static str, value: &str) -> Option<Proxy> {
         shown,
         host: host.to_owned(),
         port,
-        authorization: userinfo.map(|userinfo| {
-            format!("Basic {}", codec::base64_encode(userinfo.as_bytes()))
-        }),
+        authorization: userinfo
+            .map(|userinfo| format!("Basic {}", codec::base64_encode(userinfo.as_bytes()))),
     })
 }
 
@@ -255,12 +256,28 @@ mod tests {
 
     #[test]
     fn proxy_urls() {
-        assert_eq!(parsed("http://127.0.0.1:8080"), Some(("127.0.0.1".into(), 8080, false)));
-        assert_eq!(parsed("http://proxy.corp/"), Some(("proxy.corp".into(), 80, false)));
-        assert_eq!(parsed("proxy.corp:3128"), Some(("proxy.corp".into(), 3128, false)));
+        assert_eq!(
+            parsed("http://127.0.0.1:8080"),
+            Some(("127.0.0.1".into(), 8080, false))
+        );
+        assert_eq!(
+            parsed("http://proxy.corp/"),
+            Some(("proxy.corp".into(), 80, false))
+        );
+        assert_eq!(
+            parsed("proxy.corp:3128"),
+            Some(("proxy.corp".into(), 3128, false))
+        );
         assert_eq!(parsed("http://[::1]:9"), Some(("::1".into(), 9, false)));
         assert_eq!(parsed("http://u:p@h:1"), Some(("h".into(), 1, true)));
-        for bad in ["https://h:1", "socks5://h:1", "http://:1", "http://h:0", "http://h:x", "h h"] {
+        for bad in [
+            "https://h:1",
+            "socks5://h:1",
+            "http://:1",
+            "http://h:0",
+            "http://h:x",
+            "h h",
+        ] {
             assert_eq!(parsed(bad), None, "{bad}");
         }
     }
@@ -273,7 +290,13 @@ mod tests {
 
     #[test]
     fn no_proxy_lists() {
-        for list in ["*", "registry.democli.invalid", ".democli.invalid", "democli.invalid", "a, invalid:443"] {
+        for list in [
+            "*",
+            "registry.democli.invalid",
+            ".democli.invalid",
+            "democli.invalid",
+            "a, invalid:443",
+        ] {
             assert!(no_proxy_covers(list, REGISTRY_HOST), "{list}");
         }
         for list in ["", "example.com", "registry.democli", "other.invalid"] {

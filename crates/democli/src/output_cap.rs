@@ -102,7 +102,14 @@ fn list_mut<'a>(envelope: &'a mut Value, key: Option<&str>) -> Option<&'a mut Ve
     }
 }
 
-fn mark(envelope: &mut Value, cap: usize, kept: usize, total: usize, total_count: &Value, resume: Option<Resume>) {
+fn mark(
+    envelope: &mut Value,
+    cap: usize,
+    kept: usize,
+    total: usize,
+    total_count: &Value,
+    resume: Option<Resume>,
+) {
     let next = resume.map(|resume| (resume.cursor)(resume.start + kept));
     let rest = match &next {
         Some(cursor) => format!("pass --cursor {cursor} for the rest, or a smaller --limit"),
@@ -131,7 +138,9 @@ mod tests {
     use super::*;
 
     fn envelope(items: usize) -> Value {
-        let data: Vec<Value> = (0..items).map(|i| json!({ "id": i, "pad": "x".repeat(50) })).collect();
+        let data: Vec<Value> = (0..items)
+            .map(|i| json!({ "id": i, "pad": "x".repeat(50) }))
+            .collect();
         json!({ "ok": true, "data": data, "error": null, "warnings": [], "meta": { "exit_code": 0 } })
     }
 
@@ -147,7 +156,9 @@ mod tests {
         assert_eq!(value["meta"]["returned_count"], kept);
         assert_eq!(value["meta"]["total_count"], 20);
         assert_eq!(value["meta"]["truncated"], true);
-        assert!(value["meta"]["truncation_hint"].as_str().is_some_and(|h| h.contains(MAX_OUTPUT_ENV)));
+        assert!(value["meta"]["truncation_hint"]
+            .as_str()
+            .is_some_and(|h| h.contains(MAX_OUTPUT_ENV)));
     }
 
     #[test]
@@ -161,7 +172,8 @@ mod tests {
 
     #[test]
     fn a_list_under_one_key_is_cut_and_a_tiny_cap_empties_it() {
-        let mut value = json!({ "ok": true, "data": { "source": "local", "releases": [1, 2, 3] }, "meta": {} });
+        let mut value =
+            json!({ "ok": true, "data": { "source": "local", "releases": [1, 2, 3] }, "meta": {} });
         fit(&mut value, 10, None);
         assert_eq!(value["data"]["releases"], json!([]));
         assert_eq!(value["meta"]["returned_count"], 0);

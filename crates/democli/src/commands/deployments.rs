@@ -54,7 +54,12 @@ pub fn list(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
         start.saturating_add(page_size).min(total)
     };
     let items = &matching[start..end];
-    let pagination = pagination(total, items.len(), end < total, next_cursor(start, end, page_size));
+    let pagination = pagination(
+        total,
+        items.len(),
+        end < total,
+        next_cursor(start, end, page_size),
+    );
 
     if streaming {
         return stream_items(items, pagination, ctx).map(Outcome::Streamed);

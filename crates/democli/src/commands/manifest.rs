@@ -9,10 +9,10 @@ use super::{Ctx, Outcome, Reply};
 use crate::codec::sha256_hex;
 use crate::defect::{Defect, Faults};
 use crate::error::{Failure, Status};
-use crate::output::TOOL_VERSION;
-use crate::parse::Parsed;
 use crate::net::{NO_PROXY_VARS, PROXY_VARS};
+use crate::output::TOOL_VERSION;
 use crate::output_cap::MAX_OUTPUT_ENV;
+use crate::parse::Parsed;
 use crate::spec::{self, Accepts, Command, Danger, Fallback, Flag, Kind, COMMANDS, ENVIRONMENTS};
 use crate::store::HOME_ENV;
 
@@ -221,7 +221,10 @@ fn env_vars() -> Value {
 /// A draft-07 schema with local definitions, as `output_schema` carries it.
 fn schema(body: Value) -> Value {
     let mut schema = Map::new();
-    schema.insert("$schema".into(), json!("http://json-schema.org/draft-07/schema#"));
+    schema.insert(
+        "$schema".into(),
+        json!("http://json-schema.org/draft-07/schema#"),
+    );
     if let Value::Object(body) = body {
         schema.extend(body);
     }

@@ -134,7 +134,12 @@ mod tests {
             .collect();
         assert_eq!(
             versions,
-            [("api", "1.4.0"), ("billing", "0.2.9"), ("web", "1.0.0"), ("worker", "2.0.4")]
+            [
+                ("api", "1.4.0"),
+                ("billing", "0.2.9"),
+                ("web", "1.0.0"),
+                ("worker", "2.0.4")
+            ]
         );
     }
 }
