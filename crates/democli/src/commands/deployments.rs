@@ -89,7 +89,7 @@ pub fn list(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
     if ctx.ui.faults.on(Defect::LocaleDecimalComma) && german_locale() {
         decimal_comma_versions(&mut data);
     }
-    Ok(Outcome::Reply(Reply {
+    Ok(Outcome::Reply(Box::new(Reply {
         data,
         meta,
         plain,
@@ -99,7 +99,7 @@ pub fn list(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
             cursor: offset_cursor,
         }),
         ..Reply::default()
-    }))
+    })))
 }
 
 /// Defect: a helper in its own process group (so a kit's group kill misses it)
@@ -161,13 +161,13 @@ pub fn get(args: &Parsed, _ctx: &Ctx) -> Result<Outcome, Failure> {
         deployment.status,
         deployment.created_at
     );
-    Ok(Outcome::Reply(Reply {
+    Ok(Outcome::Reply(Box::new(Reply {
         data: json!(deployment),
         meta: Map::new(),
         plain,
         committed: false,
         ..Reply::default()
-    }))
+    })))
 }
 
 pub fn delete(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
@@ -224,13 +224,13 @@ pub fn delete(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
         }
         let mut meta = Map::new();
         meta.insert("dry_run".into(), json!(true));
-        return Ok(Outcome::Reply(Reply {
+        return Ok(Outcome::Reply(Box::new(Reply {
             data,
             meta,
             plain,
             committed: false,
             ..Reply::default()
-        }));
+        })));
     }
 
     if !confirmed {
@@ -274,13 +274,13 @@ pub fn delete(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
     };
     let mut meta = Map::new();
     meta.insert("confirmed".into(), json!(true));
-    Ok(Outcome::Reply(Reply {
+    Ok(Outcome::Reply(Box::new(Reply {
         data,
         meta,
         plain,
         committed: !matched.is_empty(),
         ..Reply::default()
-    }))
+    })))
 }
 
 /// A deletion without `--yes`: the reference CLI refuses and shows what would go

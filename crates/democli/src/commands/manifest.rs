@@ -27,22 +27,22 @@ pub fn run(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
     let mut meta = Map::new();
     if args.text("etag") == Some(etag.as_str()) {
         meta.insert("not_modified".into(), json!(true));
-        return Ok(Outcome::Reply(Reply {
+        return Ok(Outcome::Reply(Box::new(Reply {
             data: Value::Null,
             meta,
             plain: format!("Manifest unchanged (etag {etag})\n"),
             committed: false,
             ..Reply::default()
-        }));
+        })));
     }
     let plain = render(&manifest);
-    Ok(Outcome::Reply(Reply {
+    Ok(Outcome::Reply(Box::new(Reply {
         data: manifest,
         meta,
         plain,
         committed: false,
         ..Reply::default()
-    }))
+    })))
 }
 
 /// Build the manifest from the registry; the etag hashes everything else in it.

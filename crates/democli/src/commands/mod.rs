@@ -48,7 +48,7 @@ pub struct Resume {
 }
 
 pub enum Outcome {
-    Reply(Reply),
+    Reply(Box<Reply>),
     /// A stream already written to stdout, ending with this exit code.
     Streamed(u8),
 }

@@ -67,12 +67,12 @@ pub fn run(args: &Parsed, ctx: &super::Ctx) -> Result<Outcome, Failure> {
             }))
             .collect::<Vec<Value>>(),
     });
-    Ok(Outcome::Reply(Reply {
+    Ok(Outcome::Reply(Box::new(Reply {
         data,
         plain,
         warnings,
         ..Reply::default()
-    }))
+    })))
 }
 
 /// Per service, its most recent succeeded production deployment.
