@@ -682,7 +682,7 @@ pub static COMMANDS: &[Command] = &[
     Command {
         key: "releases",
         path: &["releases"],
-        description: "Latest production release of each service: asked of the release registry through the proxy in HTTPS_PROXY, HTTP_PROXY or ALL_PROXY when one is set, else read offline from the local data file",
+        description: "Latest production release of each service, from the local data file; with HTTPS_PROXY, HTTP_PROXY or ALL_PROXY set, the proxy is first asked for the demo registry registry.democli.invalid, which never resolves",
         danger: Danger::Safe,
         flags: RELEASES_FLAGS,
         positionals: &[],
