@@ -19,6 +19,8 @@ pub enum Status {
     NotFound,
     /// Only the waits-for-device-code defect ends in it: no credentials.
     Unauthenticated,
+    /// The wait for the network outlasted `--timeout` (REQ-C-012).
+    Timeout,
     Interrupted,
     Terminated,
 }
@@ -32,6 +34,7 @@ impl Status {
             Status::Precondition => 4,
             Status::NotFound => 5,
             Status::Unauthenticated => 8,
+            Status::Timeout => 10,
             Status::Interrupted => 130,
             Status::Terminated => 143,
         }
@@ -47,6 +50,7 @@ impl Status {
             Status::Precondition => "PRECONDITION",
             Status::NotFound => "NOT_FOUND",
             Status::Unauthenticated => "UNAUTHENTICATED",
+            Status::Timeout => "TIMEOUT",
             Status::Interrupted => "CANCELLED",
             Status::Terminated => "TERMINATED",
         }
@@ -96,6 +100,8 @@ struct Extra {
     context: Option<Value>,
     /// Declared failure payload; `null` unless a command says otherwise.
     data: Value,
+    /// The identical call may succeed later (a timeout); false for everything else.
+    retryable: bool,
 }
 
 impl CliError {
@@ -149,6 +155,12 @@ impl CliError {
         self
     }
 
+    /// Mark the failure as one the same call may get past by being repeated.
+    pub fn retryable(mut self) -> Self {
+        self.extra.retryable = true;
+        self
+    }
+
     pub fn fix_required(&self) -> Option<&str> {
         self.extra.fix_required.as_deref()
     }
@@ -174,12 +186,13 @@ impl CliError {
         detail
     }
 
-    /// The `ErrorDetail` object. No exit code democli emits is retryable unchanged.
+    /// The `ErrorDetail` object. Only a timeout is retryable unchanged; every other
+    /// failure needs a changed input or environment first.
     pub fn detail(&self) -> Value {
         let mut detail = Map::new();
         detail.insert("code".into(), json!(self.code));
         detail.insert("message".into(), json!(self.message));
-        detail.insert("retryable".into(), json!(false));
+        detail.insert("retryable".into(), json!(self.extra.retryable));
         detail.insert("phase".into(), json!(self.phase.as_str()));
         if let Some(fix) = &self.extra.fix_required {
             detail.insert("fix_required".into(), json!(fix));

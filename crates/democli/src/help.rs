@@ -153,6 +153,7 @@ fn flag_lines(text: &mut String, flags: &[Flag]) {
             (Kind::Bool, _) | (_, None) => String::new(),
             (_, Some(Fallback::Int(value))) => format!(" (default: {value})"),
             (_, Some(Fallback::Bool(value))) => format!(" (default: {value})"),
+            (_, Some(Fallback::Text(value))) => format!(" (default: {value})"),
         };
         let _ = writeln!(text, "  {shown:22}  {}{default}", flag.description);
     }

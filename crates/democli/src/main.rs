@@ -12,7 +12,9 @@ mod defect;
 mod desktop;
 mod error;
 mod help;
+mod net;
 mod output;
+mod output_cap;
 mod parse;
 mod signals;
 mod spec;
@@ -23,7 +25,7 @@ use std::io::{self, ErrorKind};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::commands::{Ctx, Outcome};
 use crate::defect::{Defect, Faults};
@@ -117,6 +119,10 @@ fn run(started: Instant) -> io::Result<u8> {
     if parsed.switch("version") {
         return version(&ui, started);
     }
+    let cap = match output_cap::from_env() {
+        Ok(cap) => cap,
+        Err(error) => return ui.write_error(&error, key, started),
+    };
 
     let data_command = key.starts_with("deployments.") || key == "events";
     if data_command && faults.on(Defect::WaitsForDeviceCode) {
@@ -147,7 +153,12 @@ fn run(started: Instant) -> io::Result<u8> {
                 Format::Json => {
                     let mut meta = Meta::new(key, started);
                     meta.extend(reply.meta);
-                    let reply = envelope(0, reply.data, None, meta.finish(0));
+                    let mut reply_envelope = envelope(0, reply.data, None, meta.finish(0));
+                    reply_envelope["warnings"] = Value::Array(reply.warnings);
+                    if let Some(cap) = cap {
+                        output_cap::fit(&mut reply_envelope, cap, reply.resume);
+                    }
+                    let reply = reply_envelope;
                     if !(paged && desktop::page(&format!("{reply}\n"))) {
                         ui.write_envelope(reply)?;
                     }

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::defect::{Defect, Faults};
 use crate::error::CliError;
-use crate::spec::{self, Command, Flag, Kind};
+use crate::spec::{self, Accepts, Command, Flag, Kind, Positional};
 
 /// The parsed command line. Always carries the deepest command reached, even when
 /// parsing failed, so `--help` and error messages can name it.
@@ -250,6 +250,13 @@ impl Parser {
             .suggest(format!("democli {} --help", command.display()))
             .context(json!({ "command": command.display(), "argument": missing.name })));
         }
+        // The env-substring-match defect lets any text through to a lookup.
+        let unchecked = self.faults.on(Defect::EnvSubstringMatch);
+        for (positional, value) in command.positionals.iter().zip(&self.positionals) {
+            if !unchecked && !positional.accepts.allows(value) {
+                return Err(invalid_positional(command, positional, value));
+            }
+        }
         if let Some(missing) = command
             .flags
             .iter()
@@ -316,6 +323,28 @@ impl Parser {
     }
 }
 
+/// A positional value outside what the positional accepts: refused before it can reach
+/// a lookup or a path (REQ-F-045).
+fn invalid_positional(command: &Command, positional: &Positional, value: &str) -> CliError {
+    let name = positional.name.to_uppercase();
+    let (expected, rule) = match positional.accepts {
+        Accepts::OneOf(values) => (format!("one of {}", values.join(", ")), json!(values)),
+        Accepts::Pattern { pattern, .. } => (format!("a value matching {pattern}"), json!(pattern)),
+    };
+    CliError::usage(
+        "INVALID_ARGUMENT",
+        format!("'{value}' is not a valid {name}: expected {expected}"),
+    )
+    .fix(format!("Pass {name} as {expected}"))
+    .suggest(format!("democli {} --help", command.display()))
+    .context(json!({
+        "command": command.display(),
+        "argument": positional.name,
+        "value": value,
+        "accepts": rule,
+    }))
+}
+
 fn check_value(flag: &Flag, value: &str) -> Result<(), CliError> {
     let invalid = |expected: String| {
         CliError::usage(
@@ -335,6 +364,10 @@ fn check_value(flag: &Flag, value: &str) -> Result<(), CliError> {
         },
         Kind::Choice(choices) if choices.contains(&value) => Ok(()),
         Kind::Choice(choices) => Err(invalid(format!("one of {}", choices.join(", ")))),
+        Kind::Duration if spec::parse_duration(value).is_some() => Ok(()),
+        Kind::Duration => Err(invalid(
+            "a duration such as 500ms, 10s or 2m, at most a day".to_owned(),
+        )),
     }
 }
 
@@ -411,6 +444,39 @@ mod tests {
     }
 
     #[test]
+    fn resource_positionals_are_checked_while_parsing() {
+        for args in [
+            &["deployments", "list", "../staging"][..],
+            &["deployments", "list", "..%2fstaging"],
+            &["deployments", "list", "%2e%2e%2fstaging"],
+            &["deployments", "list", "staging?foo=bar"],
+            &["deployments", "list", "staging#frag"],
+            &["deployments", "list", "qa"],
+            &["deployments", "get", "../dep-001"],
+            &["deployments", "get", "dep-001?x=1"],
+            &["deployments", "get", "dep-01"],
+        ] {
+            assert_eq!(error_code(args), Some("INVALID_ARGUMENT"), "{args:?}");
+        }
+        assert_eq!(error_code(&["deployments", "list", "staging"]), None);
+        assert_eq!(error_code(&["deployments", "get", "dep-1234"]), None);
+    }
+
+    #[test]
+    fn durations_take_a_unit_or_mean_seconds() {
+        for good in ["1s", "500ms", "30", "2m", "0"] {
+            assert_eq!(error_code(&["releases", "--timeout", good]), None, "{good}");
+        }
+        for bad in ["1.5s", "-1", "1h", "s", "99999999999"] {
+            assert_eq!(
+                error_code(&["releases", "--timeout", bad]),
+                Some("INVALID_VALUE"),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
     fn repeating_a_flag_with_the_same_value_is_accepted() {
         assert_eq!(
             error_code(&["--format", "json", "health", "--format", "json"]),
@@ -420,9 +486,10 @@ mod tests {
 
     #[test]
     fn double_dash_ends_options() {
+        // Taken as the ID, not as a flag: refused for its value, not as unknown.
         let parsed = run(&["deployments", "get", "--", "--weird-id"]);
-        assert!(parsed.error.is_none());
         assert_eq!(parsed.positional(0), Some("--weird-id"));
+        assert_eq!(parsed.error.map(|e| e.code), Some("INVALID_ARGUMENT"));
     }
 
     #[test]

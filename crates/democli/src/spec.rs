@@ -20,6 +20,35 @@ pub enum Kind {
         max: i64,
     },
     Choice(&'static [&'static str]),
+    /// A length of time: digits with an optional unit `ms`, `s` or `m` (plain digits are
+    /// seconds). See [`parse_duration`].
+    Duration,
+}
+
+/// Anchored regex of a [`Kind::Duration`] value, as the manifest and help show it.
+pub const DURATION_PATTERN: &str = "^[0-9]+(ms|s|m)?$";
+
+/// The longest duration accepted: a day, far beyond any useful wait.
+const MAX_DURATION: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
+
+/// `500ms`, `10s`, `2m` or `10` (seconds). `None` when the text is not a duration or is
+/// longer than a day.
+pub fn parse_duration(text: &str) -> Option<std::time::Duration> {
+    let digits_end = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(digits_end);
+    if digits.is_empty() || digits.len() > 9 {
+        return None;
+    }
+    let number: u64 = digits.parse().ok()?;
+    let duration = match unit {
+        "ms" => std::time::Duration::from_millis(number),
+        "" | "s" => std::time::Duration::from_secs(number),
+        "m" => std::time::Duration::from_secs(number.checked_mul(60)?),
+        _ => return None,
+    };
+    (duration <= MAX_DURATION).then_some(duration)
 }
 
 /// A declared default, as the manifest shows it.
@@ -27,6 +56,7 @@ pub enum Kind {
 pub enum Fallback {
     Bool(bool),
     Int(i64),
+    Text(&'static str),
 }
 
 #[derive(Debug)]
@@ -61,6 +91,31 @@ pub struct Positional {
     pub name: &'static str,
     pub required: bool,
     pub description: &'static str,
+    /// Checked while parsing, before anything is read: a value that names a resource
+    /// is never passed on unchecked (REQ-F-045, REQ-F-015).
+    pub accepts: Accepts,
+}
+
+/// The values a positional accepts.
+#[derive(Debug, Clone, Copy)]
+pub enum Accepts {
+    /// Exactly one of these words; the manifest lists them as `enum_values`.
+    OneOf(&'static [&'static str]),
+    /// What `matches` accepts; `pattern` is the same rule as an anchored regex, for
+    /// help, errors and the manifest's description (a positional has no `pattern`).
+    Pattern {
+        pattern: &'static str,
+        matches: fn(&str) -> bool,
+    },
+}
+
+impl Accepts {
+    pub fn allows(self, value: &str) -> bool {
+        match self {
+            Accepts::OneOf(values) => values.contains(&value),
+            Accepts::Pattern { matches, .. } => matches(value),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,13 +150,14 @@ impl SideEffects {
     }
 }
 
-/// One `ExitCodeEntry`. No democli exit is retryable unchanged: every failure needs a
-/// changed input or environment first.
+/// One `ExitCodeEntry`. Only a timeout is retryable unchanged: every other failure
+/// needs a changed input or environment first.
 #[derive(Debug)]
 pub struct ExitEntry {
     pub status: Status,
     pub description: &'static str,
     pub side_effects: SideEffects,
+    pub retryable: bool,
 }
 
 const fn exit(status: Status, description: &'static str, side_effects: SideEffects) -> ExitEntry {
@@ -109,6 +165,7 @@ const fn exit(status: Status, description: &'static str, side_effects: SideEffec
         status,
         description,
         side_effects,
+        retryable: false,
     }
 }
 
@@ -134,6 +191,8 @@ pub struct Command {
     pub streaming_default: bool,
     pub builtin: bool,
     pub idempotent: bool,
+    /// Waits on the network, bounded by its `timeout` flag (REQ-C-012).
+    pub network: bool,
     pub examples: &'static [Example],
 }
 
@@ -329,17 +388,34 @@ const MANIFEST_EXITS: &[ExitEntry] = &[
     TERMINATED_BEFORE_WRITE,
 ];
 
+/// Every environment democli knows; anything else is refused before it is looked up.
+pub const ENVIRONMENTS: &[&str] = &["dev", "production", "staging"];
+
 const ENV_POSITIONAL: &[Positional] = &[Positional {
     name: "env",
     required: false,
-    description:
-        "Environment to list, such as staging, production or dev; all environments when absent",
+    description: "Environment to list: dev, production or staging; all environments when absent",
+    accepts: Accepts::OneOf(ENVIRONMENTS),
 }];
+
+/// Anchored regex of a deployment ID; [`is_deployment_id`] is the same rule.
+pub const DEPLOYMENT_ID_PATTERN: &str = "^dep-[0-9]{3,}$";
+
+/// `dep-` and at least three digits, nothing else: no path, query or escape can pass.
+pub fn is_deployment_id(value: &str) -> bool {
+    value
+        .strip_prefix("dep-")
+        .is_some_and(|digits| digits.len() >= 3 && digits.bytes().all(|b| b.is_ascii_digit()))
+}
 
 const ID_POSITIONAL: &[Positional] = &[Positional {
     name: "id",
     required: true,
-    description: "Deployment ID, such as dep-007",
+    description: "Deployment ID matching ^dep-[0-9]{3,}$, such as dep-007",
+    accepts: Accepts::Pattern {
+        pattern: DEPLOYMENT_ID_PATTERN,
+        matches: is_deployment_id,
+    },
 }];
 
 const LIST_FLAGS: &[Flag] = &[
@@ -412,6 +488,43 @@ const EVENTS_FLAGS: &[Flag] = &[
     ),
 ];
 
+const RELEASES_EXITS: &[ExitEntry] = &[
+    exit(
+        Status::Success,
+        "The releases are returned, from the registry or from the local data file",
+        SideEffects::None,
+    ),
+    DATA_UNREADABLE,
+    INVALID_ARGUMENT,
+    exit(
+        Status::Precondition,
+        "No data directory is known, or a proxy variable is not an http:// proxy",
+        SideEffects::None,
+    ),
+    ExitEntry {
+        status: Status::Timeout,
+        description: "The proxy gave no answer within --timeout; nothing changed, a retry may work",
+        side_effects: SideEffects::None,
+        retryable: true,
+    },
+    INTERRUPTED_BEFORE_WRITE,
+    TERMINATED_BEFORE_WRITE,
+];
+
+/// Default of `releases --timeout`, as typed.
+pub const DEFAULT_TIMEOUT: &str = "30s";
+
+const RELEASES_FLAGS: &[Flag] = &[Flag {
+    name: "timeout",
+    short: None,
+    kind: Kind::Duration,
+    required: false,
+    default: Some(Fallback::Text(DEFAULT_TIMEOUT)),
+    pattern: Some(DURATION_PATTERN),
+    value_name: "DURATION",
+    description: "Longest wait for the proxy's answer, as 500ms, 10s, 2m or plain seconds; 0 waits without limit; past it the command exits 10 with TIMEOUT",
+}];
+
 const MANIFEST_FLAGS: &[Flag] = &[Flag {
     name: "etag",
     short: None,
@@ -432,10 +545,11 @@ pub static ROOT: Command = Command {
     flags: &[],
     positionals: &[],
     exits: GROUP_EXITS,
-    subcommands: &["deployments", "events", "health", "manifest"],
+    subcommands: &["deployments", "events", "health", "manifest", "releases"],
     streaming_default: false,
     builtin: false,
     idempotent: false,
+    network: false,
     examples: &[],
 };
 
@@ -452,6 +566,7 @@ pub static COMMANDS: &[Command] = &[
         streaming_default: false,
         builtin: false,
         idempotent: false,
+        network: false,
         examples: &[],
     },
     Command {
@@ -466,6 +581,7 @@ pub static COMMANDS: &[Command] = &[
         streaming_default: false,
         builtin: false,
         idempotent: false,
+        network: false,
         examples: &[
             Example {
                 description: "First page of staging deployments",
@@ -493,6 +609,7 @@ pub static COMMANDS: &[Command] = &[
         streaming_default: false,
         builtin: false,
         idempotent: false,
+        network: false,
         examples: &[Example {
             description: "Show deployment dep-007",
             command: "democli deployments get dep-007",
@@ -511,6 +628,7 @@ pub static COMMANDS: &[Command] = &[
         builtin: false,
         // Deleting by filter converges: a rerun deletes whatever still matches.
         idempotent: true,
+        network: false,
         examples: &[
             Example {
                 description: "Preview deleting every staging deployment",
@@ -534,6 +652,7 @@ pub static COMMANDS: &[Command] = &[
         streaming_default: true,
         builtin: false,
         idempotent: false,
+        network: false,
         examples: &[
             Example {
                 description: "Every event so far as one envelope",
@@ -557,7 +676,32 @@ pub static COMMANDS: &[Command] = &[
         streaming_default: false,
         builtin: false,
         idempotent: false,
+        network: false,
         examples: &[],
+    },
+    Command {
+        key: "releases",
+        path: &["releases"],
+        description: "Latest production release of each service, from the local data file; with HTTPS_PROXY, HTTP_PROXY or ALL_PROXY set, the proxy is first asked for the demo registry registry.democli.invalid, which never resolves",
+        danger: Danger::Safe,
+        flags: RELEASES_FLAGS,
+        positionals: &[],
+        exits: RELEASES_EXITS,
+        subcommands: &[],
+        streaming_default: false,
+        builtin: false,
+        idempotent: false,
+        network: true,
+        examples: &[
+            Example {
+                description: "Latest releases; offline unless a proxy variable is set",
+                command: "democli releases",
+            },
+            Example {
+                description: "Give the proxy at most five seconds to answer",
+                command: "democli releases --timeout 5s",
+            },
+        ],
     },
     Command {
         key: "manifest",
@@ -571,6 +715,7 @@ pub static COMMANDS: &[Command] = &[
         streaming_default: false,
         builtin: true,
         idempotent: false,
+        network: false,
         examples: &[],
     },
 ];

@@ -34,6 +34,16 @@ const CLEARED: &[&str] = &[
     "DEBUG",
     "DEMOCLI_TOKEN",
     "XDG_CONFIG_HOME",
+    "DEMOCLI_MAX_OUTPUT_BYTES",
+    // A test never reaches a real proxy: only the ones it sets itself.
+    "https_proxy",
+    "HTTPS_PROXY",
+    "http_proxy",
+    "HTTP_PROXY",
+    "all_proxy",
+    "ALL_PROXY",
+    "no_proxy",
+    "NO_PROXY",
 ];
 
 struct Sandbox {
@@ -1150,4 +1160,449 @@ fn stdin_is_never_a_prompt_when_deleting() {
     let run = Run::from(cmd);
     assert_eq!(run.code, 2);
     assert!(!sandbox.data_file().exists());
+}
+
+// --- network I/O and --timeout (REQ-C-012, REQ-F-012) -----------------------------
+
+const PROXY_VARS: [&str; 6] = [
+    "https_proxy",
+    "HTTPS_PROXY",
+    "http_proxy",
+    "HTTP_PROXY",
+    "all_proxy",
+    "ALL_PROXY",
+];
+
+/// A proxy on 127.0.0.1 that accepts connections and answers each with `reply`, or
+/// never answers when `reply` is `None`. It hands every request line it reads to the
+/// test, and holds the connections open until dropped.
+struct FakeProxy {
+    url: String,
+    requests: std::sync::mpsc::Receiver<String>,
+}
+
+impl FakeProxy {
+    fn start(reply: Option<&'static str>) -> FakeProxy {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a local port");
+        let url = format!("http://{}", listener.local_addr().expect("its address"));
+        let (sender, requests) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for mut stream in listener.incoming().map_while(Result::ok) {
+                let mut line = Vec::new();
+                let mut byte = [0u8; 1];
+                while stream.read(&mut byte).is_ok_and(|n| n == 1) && byte[0] != b'\n' {
+                    line.push(byte[0]);
+                }
+                if sender
+                    .send(String::from_utf8_lossy(&line).trim_end().to_owned())
+                    .is_err()
+                {
+                    return;
+                }
+                if let Some(reply) = reply {
+                    let _ = stream.write_all(reply.as_bytes());
+                }
+                held.push(stream);
+            }
+        });
+        FakeProxy { url, requests }
+    }
+
+    /// The first line of the next request the proxy received.
+    fn request(&self) -> String {
+        self.requests
+            .recv_timeout(LIMIT)
+            .expect("democli connected to the proxy")
+    }
+}
+
+fn releases(sandbox: &Sandbox, env: &[(&str, &str)], args: &[&str]) -> Run {
+    let mut cmd = sandbox.cmd(&["releases"]);
+    cmd.args(args);
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
+    Run::from(cmd)
+}
+
+#[test]
+fn releases_answers_offline_without_a_proxy() {
+    let sandbox = Sandbox::new();
+    let run = releases(&sandbox, &[], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let envelope = run.envelope();
+    assert_eq!(envelope["data"]["source"], "local");
+    assert_eq!(envelope["warnings"], json!([]));
+    let services: Vec<&str> = envelope["data"]["releases"]
+        .as_array()
+        .expect("releases")
+        .iter()
+        .filter_map(|r| r["service"].as_str())
+        .collect();
+    assert_eq!(services, ["api", "billing", "web", "worker"]);
+}
+
+#[test]
+fn a_silent_proxy_ends_releases_with_exit_10_timeout_after_the_timeout() {
+    let proxy = FakeProxy::start(None);
+    let sandbox = Sandbox::new();
+    let every: Vec<(&str, &str)> = PROXY_VARS
+        .iter()
+        .map(|name| (*name, proxy.url.as_str()))
+        .collect();
+    let run = releases(&sandbox, &every, &["--timeout", "1s"]);
+    assert_eq!(
+        proxy.request(),
+        "CONNECT registry.democli.invalid:443 HTTP/1.1"
+    );
+    assert_eq!(run.code, 10, "{}", run.stderr);
+    let envelope = run.envelope();
+    assert_eq!(envelope["error"]["code"], "TIMEOUT");
+    assert_eq!(envelope["error"]["retryable"], true);
+    assert!(
+        envelope["meta"]["duration_ms"].as_u64() >= Some(1000),
+        "it waited the whole second: {envelope}"
+    );
+    // Declared as the manifest says: retryable, nothing changed.
+    let manifest = sandbox.run(&["manifest"]).envelope();
+    let declared = &manifest["data"]["commands"]["releases"];
+    assert_eq!(declared["has_network_io"], true);
+    assert_eq!(declared["flags"]["timeout"]["default"], "30s");
+    assert_eq!(declared["exit_codes"]["10"]["name"], "TIMEOUT");
+    assert_eq!(declared["exit_codes"]["10"]["retryable"], true);
+    assert_eq!(declared["exit_codes"]["10"]["side_effects"], "none");
+}
+
+#[test]
+fn each_proxy_variable_is_honoured_alone() {
+    let proxy = FakeProxy::start(None);
+    let sandbox = Sandbox::new();
+    for name in PROXY_VARS {
+        let run = releases(&sandbox, &[(name, &proxy.url)], &["--timeout", "200ms"]);
+        assert!(proxy.request().starts_with("CONNECT "), "{name}");
+        assert_eq!(run.code, 10, "{name}: {}", run.stderr);
+        assert_eq!(run.envelope()["error"]["code"], "TIMEOUT", "{name}");
+    }
+}
+
+#[test]
+fn no_proxy_exempts_the_registry() {
+    let proxy = FakeProxy::start(None);
+    let sandbox = Sandbox::new();
+    for exempt in [
+        "*",
+        ".invalid",
+        "registry.democli.invalid",
+        "democli.invalid",
+    ] {
+        for name in ["NO_PROXY", "no_proxy"] {
+            // Were the proxy used, the silent one would end this in TIMEOUT.
+            let run = releases(
+                &sandbox,
+                &[("HTTPS_PROXY", &proxy.url), (name, exempt)],
+                &["--timeout", "200ms"],
+            );
+            assert_eq!(run.code, 0, "{name}={exempt}: {}", run.stderr);
+            assert_eq!(run.envelope()["data"]["source"], "local");
+        }
+    }
+}
+
+#[test]
+fn a_proxy_that_answers_or_refuses_leaves_a_warning_and_the_local_answer() {
+    let sandbox = Sandbox::new();
+    let answering = FakeProxy::start(Some(
+        "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n",
+    ));
+    let run = releases(&sandbox, &[("HTTPS_PROXY", &answering.url)], &[]);
+    assert_eq!(
+        answering.request(),
+        "CONNECT registry.democli.invalid:443 HTTP/1.1"
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let envelope = run.envelope();
+    assert_eq!(envelope["data"]["source"], "local");
+    assert_eq!(envelope["warnings"][0]["code"], "REGISTRY_UNAVAILABLE");
+    let message = envelope["warnings"][0]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(message.contains("502 Bad Gateway"), "{message}");
+
+    // A port nothing listens on any more: the connection is refused.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port");
+    let run = releases(
+        &sandbox,
+        &[("HTTPS_PROXY", &format!("http://{closed}"))],
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.envelope()["warnings"][0]["code"],
+        "REGISTRY_UNAVAILABLE"
+    );
+}
+
+#[test]
+fn an_unusable_proxy_or_timeout_is_refused() {
+    let sandbox = Sandbox::new();
+    for value in [
+        "socks5://127.0.0.1:1080",
+        "https://127.0.0.1:1",
+        "http://:8080",
+    ] {
+        let run = releases(&sandbox, &[("ALL_PROXY", value)], &[]);
+        assert_eq!(run.code, 4, "{value}");
+        assert_eq!(run.envelope()["error"]["code"], "INVALID_PROXY", "{value}");
+    }
+    for value in ["1.5s", "-1", "1h", "soon"] {
+        let run = releases(&sandbox, &[], &["--timeout", value]);
+        assert_eq!(run.code, 2, "{value}");
+        assert_eq!(run.envelope()["error"]["code"], "INVALID_VALUE", "{value}");
+    }
+}
+
+// --- output size cap (REQ-F-052) ---------------------------------------------------
+
+fn capped(sandbox: &Sandbox, name: &str, bytes: usize, args: &[&str]) -> Run {
+    let mut cmd = sandbox.cmd(args);
+    cmd.env(name, bytes.to_string());
+    Run::from(cmd)
+}
+
+#[test]
+fn max_output_bytes_drops_list_items_from_the_end() {
+    let sandbox = Sandbox::new();
+    let args = ["events", "--no-stream"];
+    let full = sandbox.run(&args);
+    let whole = full.envelope();
+    let cap = full.stdout.len() / 2;
+    let run = capped(&sandbox, "DEMOCLI_MAX_OUTPUT_BYTES", cap, &args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.len() <= cap,
+        "{} bytes over {cap}",
+        run.stdout.len()
+    );
+    let cut = run.envelope();
+    let kept = cut["data"].as_array().expect("a list").len();
+    assert!(kept > 0 && kept < 20, "{kept}");
+    assert_eq!(
+        cut["data"].as_array().map(Vec::as_slice),
+        whole["data"].as_array().map(|all| &all[..kept])
+    );
+    let meta = &cut["meta"];
+    assert_eq!(meta["truncated"], true);
+    assert!(meta["truncation_hint"]
+        .as_str()
+        .is_some_and(|hint| !hint.is_empty()));
+    assert_eq!(meta["returned_count"], kept);
+    assert_eq!(meta["total_count"], 20);
+    assert_eq!(meta["pagination"]["returned"], kept);
+
+    // Only the prefixed name counts: an unprefixed one may be meant for another tool.
+    for name in ["TOOL_MAX_OUTPUT_BYTES", "MAX_OUTPUT_BYTES"] {
+        let run = capped(&sandbox, name, cap, &args);
+        assert_eq!(run.envelope()["data"], whole["data"], "{name}");
+    }
+}
+
+#[test]
+fn a_cut_page_hands_out_a_cursor_for_exactly_the_rest() {
+    let sandbox = Sandbox::new();
+    let all = sandbox
+        .run(&["deployments", "list", "--limit", "20"])
+        .envelope();
+    let first = sandbox.run(&["deployments", "list", "--limit", "10"]);
+    let run = capped(
+        &sandbox,
+        "DEMOCLI_MAX_OUTPUT_BYTES",
+        first.stdout.len() / 2,
+        &["deployments", "list", "--limit", "10"],
+    );
+    let cut = run.envelope();
+    let kept = ids(&cut["data"]);
+    let pagination = &cut["meta"]["pagination"];
+    assert_eq!(pagination["has_more"], true);
+    assert_eq!(pagination["returned"], kept.len());
+    let cursor = pagination["next_cursor"].as_str().expect("a cursor");
+    let hint = cut["meta"]["truncation_hint"].as_str().unwrap_or_default();
+    assert!(hint.contains(cursor), "{hint}");
+    let rest = sandbox
+        .run(&["deployments", "list", "--limit", "20", "--cursor", cursor])
+        .envelope();
+    let mut joined = kept;
+    joined.extend(ids(&rest["data"]));
+    assert_eq!(joined, ids(&all["data"]));
+}
+
+#[test]
+fn a_bad_max_output_bytes_is_an_input_error() {
+    let sandbox = Sandbox::new();
+    for value in ["0", "-5", "lots"] {
+        let mut cmd = sandbox.cmd(&["deployments", "list"]);
+        cmd.env("DEMOCLI_MAX_OUTPUT_BYTES", value);
+        let run = Run::from(cmd);
+        assert_eq!(run.code, 2, "{value}");
+        assert_eq!(
+            run.envelope()["error"]["code"],
+            "INVALID_ENV_VAR",
+            "{value}"
+        );
+    }
+}
+
+// --- resource IDs validated before use (REQ-F-045, REQ-F-015) --------------------------
+
+#[test]
+fn hallucinated_resource_ids_exit_2_before_anything_is_read() {
+    let sandbox = Sandbox::new();
+    for args in [
+        &["deployments", "list", "../staging"][..],
+        &["deployments", "list", "..%2fstaging"],
+        &["deployments", "list", "%2e%2e%2fstaging"],
+        &["deployments", "list", "staging?foo=bar"],
+        &["deployments", "list", "staging#frag"],
+        &["deployments", "get", "../dep-001"],
+        &["deployments", "get", "dep-001#x"],
+    ] {
+        let run = sandbox.run(args);
+        assert_eq!(run.code, 2, "{args:?}: a lookup would exit 5");
+        let envelope = run.envelope();
+        assert_eq!(envelope["error"]["code"], "INVALID_ARGUMENT", "{args:?}");
+        assert_eq!(envelope["error"]["phase"], "validation", "{args:?}");
+    }
+    let left: Vec<_> = std::fs::read_dir(sandbox.home.path())
+        .expect("the data directory")
+        .collect();
+    assert!(left.is_empty(), "nothing written: {left:?}");
+    let manifest = sandbox.run(&["manifest"]).envelope();
+    let env = &manifest["data"]["commands"]["deployments.list"]["positionals"][0];
+    assert_eq!(env["type"], "enum");
+    assert_eq!(env["enum_values"], json!(["dev", "production", "staging"]));
+}
+
+// --- output_schema (REQ-C-015) -------------------------------------------------------
+
+/// Every `$ref` in `schema`, at any depth.
+fn refs(schema: &Value, found: &mut Vec<String>) {
+    match schema {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    ("$ref", Value::String(target)) => found.push(target.clone()),
+                    _ => refs(value, found),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| refs(item, found)),
+        _ => {}
+    }
+}
+
+#[test]
+fn every_command_declares_an_output_schema_its_data_validates_against() {
+    let sandbox = Sandbox::new();
+    let manifest = sandbox.run(&["manifest"]).envelope();
+    let commands = manifest["data"]["commands"].as_object().expect("commands");
+    let validators: std::collections::BTreeMap<&str, jsonschema::Validator> = commands
+        .iter()
+        .map(|(key, entry)| {
+            let schema = &entry["output_schema"];
+            assert_eq!(
+                schema["$schema"], "http://json-schema.org/draft-07/schema#",
+                "{key}"
+            );
+            let mut found = Vec::new();
+            refs(schema, &mut found);
+            assert!(
+                found.iter().all(|r| r.starts_with("#/")),
+                "{key}: only local $ref: {found:?}"
+            );
+            let validator = jsonschema::draft7::options()
+                .should_validate_formats(true)
+                .build(schema)
+                .unwrap_or_else(|error| panic!("{key}: {error}"));
+            (key.as_str(), validator)
+        })
+        .collect();
+    let etag = manifest["data"]["etag"]
+        .as_str()
+        .expect("an etag")
+        .to_owned();
+    let runs: &[(&str, &[&str])] = &[
+        ("deployments", &["deployments", "--help"]),
+        ("deployments.list", &["deployments", "list", "staging"]),
+        ("deployments.get", &["deployments", "get", "dep-007"]),
+        (
+            "deployments.delete",
+            &["deployments", "delete", "--filter", "env=dev", "--dry-run"],
+        ),
+        (
+            "deployments.delete",
+            &["deployments", "delete", "--filter", "env=dev", "--yes"],
+        ),
+        ("events", &["events", "--no-stream"]),
+        ("health", &["health"]),
+        ("manifest", &["manifest"]),
+        ("manifest", &["manifest", "--etag", &etag]),
+        ("releases", &["releases"]),
+    ];
+    let mut seen: Vec<&str> = Vec::new();
+    for (key, args) in runs {
+        let run = sandbox.run(args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        let data = &run.envelope()["data"];
+        let validator = validators
+            .get(key)
+            .unwrap_or_else(|| panic!("{key} is declared"));
+        let errors: Vec<String> = validator
+            .iter_errors(data)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{args:?}: {errors:?}");
+        seen.push(key);
+    }
+    seen.dedup();
+    assert_eq!(seen.len(), commands.len(), "every command was run");
+    // A schema that tells something apart: the list's schema refuses one deployment.
+    let list = validators.get("deployments.list").expect("declared");
+    assert!(!list.is_valid(&json!({ "id": "dep-001" })));
+}
+
+// --- the agent's environment never changes the answer (REQ-F-056, REQ-F-073) ------------
+
+#[test]
+fn generic_variables_change_nothing() {
+    let sandbox = Sandbox::new();
+    for args in [
+        &["deployments", "list"][..],
+        &["releases"],
+        &["events", "--no-stream"],
+    ] {
+        let plain = sandbox.run(args);
+        let mut cmd = sandbox.cmd(args);
+        for (name, value) in [
+            ("COLUMNS", "40"),
+            ("LINES", "5"),
+            ("DEBUG", "1"),
+            ("VERBOSE", "1"),
+            ("LOG_LEVEL", "debug"),
+            ("FORMAT", "plain"),
+            ("OUTPUT", "plain"),
+        ] {
+            cmd.env(name, value);
+        }
+        let varied = Run::from(cmd);
+        assert_eq!(varied.code, plain.code, "{args:?}");
+        assert_eq!(varied.stderr, plain.stderr, "{args:?}");
+        assert_eq!(
+            varied.envelope()["data"],
+            plain.envelope()["data"],
+            "{args:?}"
+        );
+    }
 }

@@ -38,6 +38,20 @@ fn democli_passes_its_profile_through_the_library() {
     assert_eq!(result["summary"]["failed"], 0);
 }
 
+/// The second profile exercises every check: a network command, a list big enough
+/// for the output cap, a positional to corrupt, ... so none may be skipped.
+#[test]
+fn democli_passes_every_check_of_the_full_profile_and_skips_none() {
+    let report = Suite::load(profile("democli-full.json"))
+        .expect("the profile loads")
+        .program(env!("CARGO_BIN_EXE_democli"))
+        .run()
+        .expect("the suite runs");
+    report.assert_pass();
+    report.assert_level(3);
+    assert!(report.skipped_checks().is_empty(), "{report}");
+}
+
 #[test]
 fn a_broken_cli_panics_with_the_failing_check_and_its_evidence() {
     // Its launcher runs this build's democli with the defect switched on.

@@ -4,7 +4,7 @@ use std::io::{self, IsTerminal, Read};
 
 use serde_json::{json, Map, Value};
 
-use super::{Ctx, Outcome, Reply};
+use super::{Ctx, Outcome, Reply, Resume};
 use crate::codec;
 use crate::defect::{Defect, Faults};
 use crate::error::{CliError, Failure, Status};
@@ -20,18 +20,17 @@ const STATUS_COLUMN: usize = 4;
 
 pub fn list(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
     // Validate everything before reading any state (REQ-F-015).
+    // The parser already refused anything but a known environment (REQ-F-045),
+    // unless the env-substring-match defect let it through.
     let substring = ctx.ui.faults.on(Defect::EnvSubstringMatch);
-    let env = if substring {
-        args.positional(0)
-    } else {
-        args.positional(0).map(check_env).transpose()?
-    };
-    let page = args
-        .text("cursor")
-        .map(decode_cursor)
-        .transpose()?
-        .unwrap_or(1);
+    let env = args.positional(0);
     let limit = args.int("limit");
+    let page_size = usize::try_from(limit.unwrap_or(DEFAULT_LIMIT)).unwrap_or(usize::MAX);
+    let start = args
+        .text("cursor")
+        .map(|cursor| decode_cursor(cursor, page_size))
+        .transpose()?
+        .unwrap_or(0);
     let streaming = args.switch("stream");
 
     let store = Store::load(&store::home()?)?;
@@ -48,9 +47,8 @@ pub fn list(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
         .filter(|d| ids_from_stdin.is_empty() || ids_from_stdin.contains(&d.id))
         .collect();
 
-    let page_size = usize::try_from(limit.unwrap_or(DEFAULT_LIMIT)).unwrap_or(usize::MAX);
     let total = matching.len();
-    let start = (page - 1).saturating_mul(page_size).min(total);
+    let start = start.min(total);
     // A stream without --limit runs to the end; everything else is one page.
     let end = if streaming && limit.is_none() {
         total
@@ -58,7 +56,12 @@ pub fn list(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
         start.saturating_add(page_size).min(total)
     };
     let items = &matching[start..end];
-    let pagination = pagination(total, items.len(), end < total, page);
+    let pagination = pagination(
+        total,
+        items.len(),
+        end < total,
+        next_cursor(start, end, page_size),
+    );
 
     if streaming {
         return stream_items(items, pagination, ctx).map(Outcome::Streamed);
@@ -95,12 +98,17 @@ pub fn list(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
     if ctx.ui.faults.on(Defect::WrapsDataAtColumns) {
         wrap_to_columns(&mut data);
     }
-    Ok(Outcome::Reply(Reply {
+    Ok(Outcome::Reply(Box::new(Reply {
         data,
         meta,
         plain,
         committed: false,
-    }))
+        resume: Some(Resume {
+            start,
+            cursor: offset_cursor,
+        }),
+        ..Reply::default()
+    })))
 }
 
 /// Defect: a helper in its own process group (so a kit's group kill misses it)
@@ -189,12 +197,13 @@ pub fn get(args: &Parsed, _ctx: &Ctx) -> Result<Outcome, Failure> {
         deployment.status,
         deployment.created_at
     );
-    Ok(Outcome::Reply(Reply {
+    Ok(Outcome::Reply(Box::new(Reply {
         data: json!(deployment),
         meta: Map::new(),
         plain,
         committed: false,
-    }))
+        ..Reply::default()
+    })))
 }
 
 pub fn delete(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
@@ -251,12 +260,13 @@ pub fn delete(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
         }
         let mut meta = Map::new();
         meta.insert("dry_run".into(), json!(true));
-        return Ok(Outcome::Reply(Reply {
+        return Ok(Outcome::Reply(Box::new(Reply {
             data,
             meta,
             plain,
             committed: false,
-        }));
+            ..Reply::default()
+        })));
     }
 
     if !confirmed {
@@ -300,12 +310,13 @@ pub fn delete(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
     };
     let mut meta = Map::new();
     meta.insert("confirmed".into(), json!(true));
-    Ok(Outcome::Reply(Reply {
+    Ok(Outcome::Reply(Box::new(Reply {
         data,
         meta,
         plain,
         committed: !matched.is_empty(),
-    }))
+        ..Reply::default()
+    })))
 }
 
 /// A deletion without `--yes`: the reference CLI refuses and shows what would go
@@ -399,31 +410,22 @@ fn prompt(count: usize, filter: &str) -> bool {
         && matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
 }
 
-fn check_env(env: &str) -> Result<&str, CliError> {
-    let valid = env
-        .chars()
-        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        && env.starts_with(|c: char| c.is_ascii_lowercase());
-    if valid {
-        Ok(env)
-    } else {
-        Err(CliError::usage(
-            "INVALID_ARGUMENT",
-            format!("'{env}' is not an environment name (lowercase letters, digits and -)"),
-        )
-        .fix("Pass an environment such as staging, production or dev")
-        .context(json!({ "argument": "env", "value": env })))
-    }
-}
-
-/// Cursors are base64 of `page<N>`: stateless, so any page can be addressed directly.
-fn decode_cursor(cursor: &str) -> Result<usize, CliError> {
+/// Cursors are base64 of `page<N>` (page N at the current `--limit`) or `from<K>` (from
+/// the K-th item, counting from 0): stateless, so any position can be addressed directly.
+/// Returns the index of the first item.
+fn decode_cursor(cursor: &str, page_size: usize) -> Result<usize, CliError> {
+    let number = |text: &str, prefix: &str| {
+        text.strip_prefix(prefix)
+            .filter(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|digits| digits.parse::<usize>().ok())
+    };
     codec::base64_decode(cursor)
         .and_then(|bytes| String::from_utf8(bytes).ok())
-        .and_then(|text| text.strip_prefix("page").map(str::to_owned))
-        .filter(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
-        .and_then(|digits| digits.parse::<usize>().ok())
-        .filter(|page| *page >= 1)
+        .and_then(|text| match number(&text, "page") {
+            Some(page) if page >= 1 => Some((page - 1).saturating_mul(page_size)),
+            Some(_) => None,
+            None => number(&text, "from"),
+        })
         .ok_or_else(|| {
             CliError::usage(
                 "INVALID_CURSOR",
@@ -434,17 +436,31 @@ fn decode_cursor(cursor: &str) -> Result<usize, CliError> {
         })
 }
 
-fn encode_cursor(page: usize) -> String {
+fn page_cursor(page: usize) -> String {
     codec::base64_encode(format!("page{page}").as_bytes())
 }
 
-fn pagination(total: usize, returned: usize, has_more: bool, page: usize) -> Value {
+fn offset_cursor(start: usize) -> String {
+    codec::base64_encode(format!("from{start}").as_bytes())
+}
+
+/// The cursor of what follows `start..end`: the next page while pages stay aligned, the
+/// exact position otherwise.
+fn next_cursor(start: usize, end: usize, page_size: usize) -> String {
+    if page_size > 0 && start % page_size == 0 {
+        page_cursor(start / page_size + 2)
+    } else {
+        offset_cursor(end)
+    }
+}
+
+fn pagination(total: usize, returned: usize, has_more: bool, next: String) -> Value {
     json!({
         "total": total,
         "returned": returned,
         "truncated": has_more,
         "has_more": has_more,
-        "next_cursor": has_more.then(|| encode_cursor(page + 1)),
+        "next_cursor": has_more.then_some(next),
     })
 }
 
@@ -549,10 +565,13 @@ mod tests {
 
     #[test]
     fn cursor_round_trips_and_rejects_garbage() {
-        assert_eq!(decode_cursor("cGFnZTI=").ok(), Some(2));
-        assert_eq!(encode_cursor(2), "cGFnZTI=");
-        for bad in ["", "page2", "cGFnZTA=", "cGFnZQ==", "!!!!"] {
-            assert!(decode_cursor(bad).is_err(), "{bad:?}");
+        assert_eq!(decode_cursor("cGFnZTI=", 5).ok(), Some(5));
+        assert_eq!(page_cursor(2), "cGFnZTI=");
+        assert_eq!(decode_cursor(&offset_cursor(7), 5).ok(), Some(7));
+        assert_eq!(next_cursor(5, 10, 5), page_cursor(3));
+        assert_eq!(next_cursor(7, 12, 5), offset_cursor(12));
+        for bad in ["", "page2", "cGFnZTA=", "cGFnZQ==", "!!!!", "ZnJvbQ=="] {
+            assert!(decode_cursor(bad, 5).is_err(), "{bad:?}");
         }
     }
 

@@ -64,12 +64,13 @@ pub fn run(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
                 "next_cursor": null,
             }),
         );
-        return Ok(Outcome::Reply(Reply {
+        return Ok(Outcome::Reply(Box::new(Reply {
             data: json!(events),
             meta,
             plain,
             committed: false,
-        }));
+            ..Reply::default()
+        })));
     }
 
     // Streaming by default, so the usual format rules apply: JSON lines off a

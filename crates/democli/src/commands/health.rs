@@ -32,10 +32,11 @@ pub fn run() -> Result<Outcome, Failure> {
         store.data.events.len(),
         store.data.revision,
     );
-    Ok(Outcome::Reply(Reply {
+    Ok(Outcome::Reply(Box::new(Reply {
         data,
         meta: Map::new(),
         plain,
         committed: false,
-    }))
+        ..Reply::default()
+    })))
 }

@@ -10,9 +10,11 @@ use crate::codec::sha256_hex;
 use crate::defect::{Defect, Faults};
 use crate::desktop::TOKEN_ENV;
 use crate::error::{Failure, Status};
+use crate::net::{NO_PROXY_VARS, PROXY_VARS};
 use crate::output::TOOL_VERSION;
+use crate::output_cap::MAX_OUTPUT_ENV;
 use crate::parse::Parsed;
-use crate::spec::{self, Command, Danger, Fallback, Flag, Kind, COMMANDS};
+use crate::spec::{self, Accepts, Command, Danger, Fallback, Flag, Kind, COMMANDS, ENVIRONMENTS};
 use crate::store::HOME_ENV;
 
 /// ManifestResponse version followed: the newest 3.x minor published when this was
@@ -26,34 +28,29 @@ pub fn run(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
     let mut meta = Map::new();
     if args.text("etag") == Some(etag.as_str()) {
         meta.insert("not_modified".into(), json!(true));
-        return Ok(Outcome::Reply(Reply {
+        return Ok(Outcome::Reply(Box::new(Reply {
             data: Value::Null,
             meta,
             plain: format!("Manifest unchanged (etag {etag})\n"),
             committed: false,
-        }));
+            ..Reply::default()
+        })));
     }
     let plain = render(&manifest);
-    Ok(Outcome::Reply(Reply {
+    Ok(Outcome::Reply(Box::new(Reply {
         data: manifest,
         meta,
         plain,
         committed: false,
-    }))
+        ..Reply::default()
+    })))
 }
 
 /// Build the manifest from the registry; the etag hashes everything else in it.
 pub fn build(faults: Faults) -> Value {
     let mut body = Map::new();
     body.insert("flags".into(), flags(spec::GLOBAL_FLAGS));
-    body.insert(
-        "env_vars".into(),
-        json!([
-            { "name": HOME_ENV, "description": "Directory holding deployments.json; defaults to $XDG_DATA_HOME/democli, else ~/.local/share/democli" },
-            { "name": "XDG_DATA_HOME", "description": "Base of the default data directory when DEMOCLI_HOME is unset; DEMOCLI_HOME overrides it" },
-            { "name": crate::defect::DEFECT_ENV, "description": "Test only: switches on one named defect for the broken-CLI corpus; leave unset" },
-        ]),
-    );
+    body.insert("env_vars".into(), env_vars());
     if faults.on(Defect::WaitsForDeviceCode) {
         body.insert("secret_env_vars".into(), json!([TOKEN_ENV]));
     }
@@ -97,13 +94,22 @@ fn entry(command: &Command, faults: Faults) -> Value {
         let positionals: Vec<Value> = command
             .positionals
             .iter()
-            .map(|p| {
-                json!({
+            .map(|p| match p.accepts {
+                // An enum positional lists its values; a pattern has no field of its
+                // own in PositionalEntry, so the description states it.
+                Accepts::OneOf(values) => json!({
+                    "name": p.name,
+                    "type": "enum",
+                    "enum_values": values,
+                    "required": p.required,
+                    "description": p.description,
+                }),
+                Accepts::Pattern { .. } => json!({
                     "name": p.name,
                     "type": "string",
                     "required": p.required,
                     "description": p.description,
-                })
+                }),
             })
             .collect();
         entry.insert("positionals".into(), Value::Array(positionals));
@@ -118,8 +124,9 @@ fn entry(command: &Command, faults: Faults) -> Value {
         .iter()
         .filter(|exit| !omitted(exit.status))
         .map(|exit| {
-            let retryable =
-                faults.on(Defect::ManifestRetryablePartial) && exit.status == Status::Interrupted;
+            let retryable = exit.retryable
+                || (faults.on(Defect::ManifestRetryablePartial)
+                    && exit.status == Status::Interrupted);
             (
                 exit.status.code().to_string(),
                 json!({
@@ -132,11 +139,13 @@ fn entry(command: &Command, faults: Faults) -> Value {
         })
         .collect();
     entry.insert("exit_codes".into(), Value::Object(exit_codes));
-    if let Some(mut schema) = output_schema(command.key) {
-        if faults.on(Defect::OutputSchemaSaysObject) && command.key == "deployments.list" {
-            schema["type"] = json!("object");
-        }
-        entry.insert("output_schema".into(), schema);
+    let mut schema = output_schema(command);
+    if faults.on(Defect::OutputSchemaSaysObject) && command.key == "deployments.list" {
+        schema["type"] = json!("object");
+    }
+    entry.insert("output_schema".into(), schema);
+    if command.network {
+        entry.insert("has_network_io".into(), json!(true));
     }
     if !command.examples.is_empty() {
         let examples: Vec<Value> = command
@@ -171,7 +180,7 @@ fn flags(flags: &[Flag]) -> Value {
             let mut entry = Map::new();
             let kind = match flag.kind {
                 Kind::Bool => "boolean",
-                Kind::Text => "string",
+                Kind::Text | Kind::Duration => "string",
                 Kind::Int { .. } => "integer",
                 Kind::Choice(_) => "enum",
             };
@@ -182,6 +191,7 @@ fn flags(flags: &[Flag]) -> Value {
             match flag.default {
                 Some(Fallback::Bool(value)) => entry.insert("default".into(), json!(value)),
                 Some(Fallback::Int(value)) => entry.insert("default".into(), json!(value)),
+                Some(Fallback::Text(value)) => entry.insert("default".into(), json!(value)),
                 None => None,
             };
             if let Kind::Choice(values) = flag.kind {
@@ -199,27 +209,165 @@ fn flags(flags: &[Flag]) -> Value {
     Value::Object(map)
 }
 
-fn deployment_schema() -> Value {
+/// Root `env_vars`: every variable democli reads that backs no flag (REQ-F-073).
+fn env_vars() -> Value {
+    let mut vars = vec![
+        json!({ "name": HOME_ENV, "description": "Directory holding deployments.json; defaults to $XDG_DATA_HOME/democli, else ~/.local/share/democli" }),
+        json!({ "name": "XDG_DATA_HOME", "description": "Base of the default data directory when DEMOCLI_HOME is unset; DEMOCLI_HOME overrides it" }),
+        json!({ "name": MAX_OUTPUT_ENV, "description": "Byte budget for one JSON envelope: list items are dropped from the end to fit, with meta.truncated, meta.truncation_hint, meta.returned_count and meta.total_count; streams are not cut" }),
+    ];
+    for name in PROXY_VARS {
+        vars.push(json!({ "name": name, "description": "HTTP proxy for releases to reach the registry; the first set of https_proxy, HTTPS_PROXY, all_proxy, ALL_PROXY, http_proxy, HTTP_PROXY wins" }));
+    }
+    for name in NO_PROXY_VARS {
+        vars.push(json!({ "name": name, "description": "Hosts or domains reached without the proxy (* for all); releases answers offline for them" }));
+    }
+    vars.push(json!({ "name": crate::defect::DEFECT_ENV, "description": "Test only: switches on one named defect for the broken-CLI corpus; leave unset" }));
+    Value::Array(vars)
+}
+
+/// A draft-07 schema with local definitions, as `output_schema` carries it.
+fn schema(body: Value) -> Value {
+    let mut schema = Map::new();
+    schema.insert(
+        "$schema".into(),
+        json!("http://json-schema.org/draft-07/schema#"),
+    );
+    if let Value::Object(body) = body {
+        schema.extend(body);
+    }
+    schema.insert("definitions".into(), definitions());
+    Value::Object(schema)
+}
+
+fn definitions() -> Value {
     json!({
-        "type": "object",
-        "required": ["id", "env", "service", "version", "status", "created_at"],
-        "properties": {
-            "id": { "type": "string", "pattern": "^dep-[0-9]{3,}$" },
-            "env": { "type": "string" },
-            "service": { "type": "string" },
-            "version": { "type": "string" },
-            "status": { "type": "string", "enum": ["succeeded", "failed", "running", "rolled_back"] },
-            "created_at": { "type": "string", "format": "date-time" },
+        "deployment": {
+            "type": "object",
+            "required": ["id", "env", "service", "version", "status", "created_at"],
+            "properties": {
+                "id": { "type": "string", "pattern": spec::DEPLOYMENT_ID_PATTERN },
+                "env": { "type": "string", "enum": ENVIRONMENTS },
+                "service": { "type": "string" },
+                "version": { "type": "string" },
+                "status": { "type": "string", "enum": ["succeeded", "failed", "running", "rolled_back"] },
+                "created_at": { "type": "string", "format": "date-time" },
+            },
+        },
+        "event": {
+            "type": "object",
+            "required": ["id", "type", "deployment_id", "env", "service", "version", "occurred_at"],
+            "properties": {
+                "id": { "type": "string", "pattern": "^evt-[0-9]{4,}$" },
+                "type": { "type": "string", "pattern": "^deployment\\.[a-z_]+$" },
+                "deployment_id": { "type": "string", "pattern": spec::DEPLOYMENT_ID_PATTERN },
+                "env": { "type": "string" },
+                "service": { "type": "string" },
+                "version": { "type": "string" },
+                "occurred_at": { "type": "string", "format": "date-time" },
+            },
+        },
+        "filter": {
+            "type": "object",
+            "minProperties": 1,
+            "additionalProperties": false,
+            "properties": {
+                "env": { "type": "string" },
+                "service": { "type": "string" },
+                "status": { "type": "string" },
+            },
         },
     })
 }
 
-fn output_schema(key: &str) -> Option<Value> {
-    match key {
-        "deployments.list" => Some(json!({ "type": "array", "items": deployment_schema() })),
-        "deployments.get" => Some(deployment_schema()),
-        _ => None,
-    }
+/// The schema of `data` when `command` exits 0 (REQ-C-015).
+fn output_schema(command: &Command) -> Value {
+    let deployments = json!({ "type": "array", "items": { "$ref": "#/definitions/deployment" } });
+    let body = match command.key {
+        "deployments.list" => deployments,
+        "deployments.get" => json!({ "$ref": "#/definitions/deployment" }),
+        "deployments.delete" => json!({
+            "description": "A preview (effect would_delete, with --dry-run) or what was deleted",
+            "type": "object",
+            "required": ["effect", "filter", "revision"],
+            "properties": {
+                "effect": { "type": "string", "enum": ["would_delete", "deleted", "noop"] },
+                "filter": { "$ref": "#/definitions/filter" },
+                "revision": { "type": "integer", "minimum": 0 },
+                "count": { "type": "integer", "minimum": 0 },
+                "deleted": { "type": "array", "items": { "type": "string" } },
+                "would_affect": {
+                    "type": "object",
+                    "required": ["count", "ids", "deployments", "reversible"],
+                    "properties": {
+                        "count": { "type": "integer", "minimum": 0 },
+                        "ids": { "type": "array", "items": { "type": "string" } },
+                        "deployments": deployments,
+                        "reversible": { "type": "boolean" },
+                    },
+                },
+            },
+        }),
+        "events" => json!({
+            "description": "With --no-stream; a stream writes JSON lines instead",
+            "type": "array",
+            "items": { "$ref": "#/definitions/event" },
+        }),
+        "health" => json!({
+            "type": "object",
+            "required": ["status", "version", "store"],
+            "properties": {
+                "status": { "const": "ok" },
+                "version": { "type": "string" },
+                "store": {
+                    "type": "object",
+                    "required": ["path", "exists", "revision", "deployments", "events"],
+                    "properties": {
+                        "path": { "type": "string" },
+                        "exists": { "type": "boolean" },
+                        "revision": { "type": "integer", "minimum": 0 },
+                        "deployments": { "type": "integer", "minimum": 0 },
+                        "events": { "type": "integer", "minimum": 0 },
+                    },
+                },
+            },
+        }),
+        "manifest" => json!({
+            "description": "The ManifestResponse, or null when --etag matches (meta.not_modified)",
+            "type": ["object", "null"],
+            "required": ["schema_version", "framework_version", "etag", "commands"],
+            "properties": {
+                "schema_version": { "type": "string" },
+                "framework_version": { "type": "string" },
+                "etag": { "type": "string" },
+                "commands": { "type": "object" },
+            },
+        }),
+        "releases" => json!({
+            "type": "object",
+            "required": ["source", "registry", "releases"],
+            "properties": {
+                "source": { "description": "Where the answer came from", "enum": ["local", "registry"] },
+                "registry": { "type": "string" },
+                "releases": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["service", "version", "released_at", "deployment_id"],
+                        "properties": {
+                            "service": { "type": "string" },
+                            "version": { "type": "string" },
+                            "released_at": { "type": "string", "format": "date-time" },
+                            "deployment_id": { "type": "string", "pattern": spec::DEPLOYMENT_ID_PATTERN },
+                        },
+                    },
+                },
+            },
+        }),
+        // A group runs nothing itself: only its --help succeeds, with data null.
+        _ => json!({ "type": "null" }),
+    };
+    schema(body)
 }
 
 /// Object keys sorted at every depth, so the etag does not depend on insertion order.

@@ -6,6 +6,7 @@ mod deployments;
 mod events;
 mod health;
 mod manifest;
+mod releases;
 
 use std::time::Instant;
 
@@ -23,19 +24,31 @@ pub struct Ctx {
     pub command: &'static Command,
 }
 
-/// A successful single response: `data` and extra `meta` for the envelope, and the
-/// plain-text rendering of the same result.
+/// A successful single response: `data`, extra `meta` and `warnings` for the
+/// envelope, and the plain-text rendering of the same result.
+#[derive(Default)]
 pub struct Reply {
     pub data: Value,
     pub meta: Map<String, Value>,
+    pub warnings: Vec<Value>,
     pub plain: String,
     /// A change was committed: a signal that arrives now can no longer undo it, so
     /// the result is still reported.
     pub committed: bool,
+    /// Where a page of `data` starts in the whole list, so that a reply cut to fit the
+    /// output cap can hand out a cursor for the rest.
+    pub resume: Option<Resume>,
+}
+
+/// The position of a reply's first item, and how to make a cursor for any position.
+#[derive(Debug, Clone, Copy)]
+pub struct Resume {
+    pub start: usize,
+    pub cursor: fn(usize) -> String,
 }
 
 pub enum Outcome {
-    Reply(Reply),
+    Reply(Box<Reply>),
     /// A stream already written to stdout, ending with this exit code.
     Streamed(u8),
 }
@@ -48,6 +61,7 @@ pub fn dispatch(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
         "events" => events::run(args, ctx),
         "health" => health::run(),
         "manifest" => manifest::run(args, ctx),
+        "releases" => releases::run(args, ctx),
         _ => Err(missing_subcommand(args.command).into()),
     }
 }
