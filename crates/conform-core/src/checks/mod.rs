@@ -4,6 +4,7 @@
 
 mod agent_env;
 mod argument_order;
+mod ci_terminal;
 mod color;
 mod context;
 mod contracts;
@@ -20,6 +21,7 @@ mod repl;
 mod signals;
 mod stream;
 mod versions;
+mod width;
 
 pub(crate) mod evidence;
 pub(crate) mod schemas;
@@ -88,6 +90,8 @@ registry! {
     BareNoRepl => repl::BARE_NO_REPL,
     LfLineEndings => line_endings::LF_LINE_ENDINGS,
     MetaVersions => versions::META_VERSIONS,
+    CiTerminalJson => ci_terminal::CI_TERMINAL_JSON,
+    WidthInvariant => width::WIDTH_INVARIANT,
 }
 
 /// A check: what the catalog says about it, the run variants it reads (the planner
@@ -298,6 +302,7 @@ mod tests {
         ("REQ-C-014", &[19]),
         ("REQ-F-001", &[1]),
         ("REQ-F-002", &[1, 14]),
+        ("REQ-F-003", &[2]),
         ("REQ-F-005", &[2]),
         ("REQ-F-008", &[8]),
         ("REQ-F-010", &[10]),
@@ -310,6 +315,7 @@ mod tests {
         ("REQ-F-046", &[10]),
         ("REQ-F-047", &[37]),
         ("REQ-F-055", &[62]),
+        ("REQ-F-056", &[63]),
         ("REQ-F-057", &[64]),
         ("REQ-F-068", &[]),
         ("REQ-F-072", &[]),
