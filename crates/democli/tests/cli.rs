@@ -907,6 +907,7 @@ const CHECKS: &[&str] = &[
     "bare_no_repl",
     "lf_line_endings",
     "meta_versions",
+    "ci_terminal_json",
 ];
 
 #[test]
