@@ -16,6 +16,7 @@
 
 mod checks;
 pub mod command;
+mod data;
 mod discover;
 mod envelope;
 mod events;

@@ -4,6 +4,7 @@
 
 mod agent_env;
 mod argument_order;
+mod ci_terminal;
 mod color;
 mod context;
 mod contracts;
@@ -21,6 +22,7 @@ mod repl;
 mod signals;
 mod stream;
 mod versions;
+mod width;
 
 pub(crate) mod evidence;
 pub(crate) mod schemas;
@@ -90,6 +92,8 @@ registry! {
     LfLineEndings => line_endings::LF_LINE_ENDINGS,
     MetaVersions => versions::META_VERSIONS,
     OutputSchemaValid => output_schema::OUTPUT_SCHEMA_VALID,
+    CiTerminalJson => ci_terminal::CI_TERMINAL_JSON,
+    WidthInvariant => width::WIDTH_INVARIANT,
 }
 
 /// A check: what the catalog says about it, the run variants it reads (the planner
@@ -301,6 +305,7 @@ mod tests {
         ("REQ-C-015", &[21]),
         ("REQ-F-001", &[1]),
         ("REQ-F-002", &[1, 14]),
+        ("REQ-F-003", &[2]),
         ("REQ-F-005", &[2]),
         ("REQ-F-008", &[8]),
         ("REQ-F-010", &[10]),
@@ -313,6 +318,7 @@ mod tests {
         ("REQ-F-046", &[10]),
         ("REQ-F-047", &[37]),
         ("REQ-F-055", &[62]),
+        ("REQ-F-056", &[63]),
         ("REQ-F-057", &[64]),
         ("REQ-F-068", &[]),
         ("REQ-F-072", &[]),

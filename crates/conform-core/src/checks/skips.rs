@@ -26,14 +26,20 @@ const PROFILE: &str = r#"{
     ]
 }"#;
 
+/// A profile without a read probe: nothing to run on a terminal or narrowed.
+const NO_READ_PROBE: &str = r#"{
+    "schema_version": "1.0", "tool": "t", "command": ["sh"], "timeout_seconds": 5,
+    "probes": [ { "name": "bad", "argv": ["list", "--nope"], "kind": "invalid" } ]
+}"#;
+
 /// `id` judged alone over the runs the planner makes for it from [`PROFILE`], each
 /// made as `fill` says (it starts as an exit 0 with nothing written).
 pub(super) fn judged(id: CheckId, fill: impl Fn(&PlannedRun, &mut RunRecord)) -> Outcome {
-    judged_on(PROFILE, id, fill)
+    judged_with(PROFILE, id, fill)
 }
 
-/// [`judged`] over the runs planned from `text`, a profile.
-pub(super) fn judged_on(
+/// [`judged`] over the runs planned from `text`, a profile of the test's own.
+pub(super) fn judged_with(
     text: &str,
     id: CheckId,
     fill: impl Fn(&PlannedRun, &mut RunRecord),
@@ -160,4 +166,36 @@ fn the_sentinel_checks_skip_without_a_sandbox_report() {
         assert_eq!(outcome.status(), Status::Pass, "{id:?}");
         assert!(outcome.runs_checked > 0, "{id:?}");
     }
+}
+
+#[test]
+fn ci_terminal_json_skips_without_a_read_probe() {
+    let outcome = judged_with(NO_READ_PROBE, CheckId::CiTerminalJson, |_, record| {
+        write(record, ERROR_ENVELOPE);
+    });
+    assert_skipped(&outcome, "no read probe in the profile");
+
+    let outcome = judged(CheckId::CiTerminalJson, |_, record| {
+        write(record, DATA_ENVELOPE);
+    });
+    assert_passed(&outcome, 1);
+}
+
+#[test]
+fn width_invariant_skips_without_a_read_probe_or_data_to_compare() {
+    let outcome = judged_with(NO_READ_PROBE, CheckId::WidthInvariant, |_, record| {
+        write(record, ERROR_ENVELOPE);
+    });
+    assert_skipped(&outcome, "no read probe in the profile");
+
+    // Tables everywhere: the exits agree, but there is no data to compare.
+    let outcome = judged(CheckId::WidthInvariant, |_, record| {
+        write(record, "id  env\na   staging\n");
+    });
+    assert_skipped(&outcome, "no data to compare");
+
+    let outcome = judged(CheckId::WidthInvariant, |_, record| {
+        write(record, DATA_ENVELOPE);
+    });
+    assert_passed(&outcome, 1);
 }

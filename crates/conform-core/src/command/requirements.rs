@@ -147,7 +147,7 @@ pub(crate) const REQUIREMENTS: &[Requirement] = &[
     Requirement { id: "REQ-F-053", priority: "P0", title: "Stdout Unbuffering in Non-TTY Mode", unjudged: Some((Why::Open, "stream_sigint fails a buffered stream as a side effect; no check claims the requirement")) },
     Requirement { id: "REQ-F-054", priority: "P0", title: "Stdin Payload Size Cap with --input-file Fallback", unjudged: Some((Why::Manifest, "needs the manifest's stdin declaration (max_bytes) to send too much")) },
     Requirement { id: "REQ-F-055", priority: "P0", title: "$EDITOR and $VISUAL No-Op in Non-TTY Mode", unjudged: None },
-    Requirement { id: "REQ-F-056", priority: "P0", title: "Terminal Width Wrapping Disabled in JSON Mode", unjudged: Some((Why::Planned, "width_invariant, specified in the catalog (part 3)")) },
+    Requirement { id: "REQ-F-056", priority: "P0", title: "Terminal Width Wrapping Disabled in JSON Mode", unjudged: None },
     Requirement { id: "REQ-F-057", priority: "P0", title: "Headless Environment Detection and GUI Suppression", unjudged: None },
     Requirement { id: "REQ-F-058", priority: "P1", title: "High-Entropy Field Masking", unjudged: Some((Why::Profile, "needs a command that returns a secret-like value; no probe kind marks one")) },
     Requirement { id: "REQ-F-059", priority: "P1", title: "JSON5 Input Normalization", unjudged: Some((Why::Profile, "needs a command that takes JSON input; no probe kind supplies it")) },

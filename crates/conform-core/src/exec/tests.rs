@@ -649,6 +649,33 @@ fn output_is_kept_as_bytes() {
 }
 
 #[test]
+fn a_stdout_terminal_run_gets_stdout_alone_on_a_raw_terminal_of_its_size() {
+    // fd 3 keeps the terminal for stty inside the command substitution, whose own
+    // stdout is a pipe.
+    let script = r#"
+        [ -t 0 ] && i=tty || i=no
+        [ -t 1 ] && o=tty || o=no
+        [ -t 2 ] && e=tty || e=no
+        exec 3>&1
+        size=$(stty size <&3)
+        printf 'stdin %s stdout %s stderr %s\nsize %s\n' "$i" "$o" "$e" "$size"
+        printf 'on stderr\n' >&2
+    "#;
+    let mut spec = spec("exit_code.sh");
+    spec.program = PathBuf::from("/bin/sh");
+    spec.args = vec!["-c".into(), script.into()];
+    spec.output = exec::Output::StdoutTerminal { cols: 33, rows: 7 };
+    let (record, _) = run(&spec);
+    assert_eq!(record.exit, Exit::Code(0), "{}", text(&record.stderr.bytes));
+    // Exactly as written: LF stays LF, no CR added by the line discipline.
+    assert_eq!(
+        text(&record.stdout.bytes),
+        "stdin no stdout tty stderr no\nsize 7 33\n"
+    );
+    assert_eq!(record.stderr.bytes, b"on stderr\n");
+}
+
+#[test]
 fn a_tool_that_closes_stdout_and_keeps_running_is_killed_at_the_limit() {
     for stream in [false, true] {
         let mut spec = spec("closes_stdout.sh");

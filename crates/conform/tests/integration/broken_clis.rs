@@ -82,8 +82,9 @@ fn assert_broken(name: &str) {
 }
 
 /// Extension checks that skip when the check or run they build on failed: a valid
-/// manifest, a preview, a read probe's baseline run (the terminal and locale runs
-/// are not made after it hung), an envelope to read `meta` from.
+/// manifest, a preview, a read probe's baseline run (the terminal, locale, CI and
+/// narrow runs are not made after it hung), an envelope to read `meta` from or to
+/// compare `data` with.
 fn is_dependent(id: &str) -> bool {
     matches!(
         id,
@@ -94,6 +95,8 @@ fn is_dependent(id: &str) -> bool {
             | "locale_invariant"
             | "meta_versions"
             | "output_schema_valid"
+            | "ci_terminal_json"
+            | "width_invariant"
     )
 }
 

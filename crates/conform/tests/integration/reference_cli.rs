@@ -37,6 +37,8 @@ fn democli_passes_every_check_of_the_seed_profile() {
         "bare_no_repl",
         "lf_line_endings",
         "meta_versions",
+        "ci_terminal_json",
+        "width_invariant",
     ] {
         assert_eq!(run.status(id), "pass", "{id}");
     }

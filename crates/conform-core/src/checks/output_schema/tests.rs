@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use crate::checks::skips::{assert_passed, assert_skipped, judged, judged_on, write};
+use crate::checks::skips::{assert_passed, assert_skipped, judged, judged_with, write};
 use crate::checks::{CheckId, Outcome, Status};
 use crate::plan::RunKind;
 
@@ -66,7 +66,7 @@ fn manifest(output_schema: Option<Value>) -> Value {
 /// baseline prints `data` in an envelope.
 fn judge(manifest: &Value, data: &Value) -> Outcome {
     let (manifest, data) = (envelope(manifest), envelope(data));
-    judged_on(
+    judged_with(
         PROFILE,
         CheckId::OutputSchemaValid,
         |run, record| match run.role.kind {
@@ -220,7 +220,7 @@ fn data_is_judged_only_on_success() {
         envelope(&manifest(Some(item_schema()))),
         envelope(&json!([])),
     );
-    let outcome = judged_on(
+    let outcome = judged_with(
         PROFILE,
         CheckId::OutputSchemaValid,
         |run, record| match run.role.kind {
@@ -244,7 +244,7 @@ fn skips_without_a_manifest_or_a_read_probe() {
         "",
     );
     let listing = envelope(&manifest(Some(item_schema())));
-    let outcome = judged_on(&no_read, CheckId::OutputSchemaValid, |run, record| {
+    let outcome = judged_with(&no_read, CheckId::OutputSchemaValid, |run, record| {
         if run.role.kind == RunKind::Manifest {
             write(record, &listing);
         }
@@ -252,7 +252,7 @@ fn skips_without_a_manifest_or_a_read_probe() {
     assert_skipped(&outcome, "the profile has no read probe");
 
     // A manifest that is not valid: manifest_valid reports it.
-    let outcome = judged_on(PROFILE, CheckId::OutputSchemaValid, |_, record| {
+    let outcome = judged_with(PROFILE, CheckId::OutputSchemaValid, |_, record| {
         write(record, &envelope(&json!({ "commands": {} })));
     });
     assert_skipped(&outcome, "the tool gave no valid manifest");

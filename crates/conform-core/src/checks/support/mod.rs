@@ -1,7 +1,8 @@
 //! What several checks read the same way. Check modules import from here, never
 //! from each other.
 
-pub(crate) mod data;
+// Shared with the planner, which compares runs to decide on follow-up runs.
+pub(crate) use crate::data;
 pub(crate) mod manifest_view;
 pub(crate) mod output;
 pub(crate) mod stream_format;

@@ -26,9 +26,32 @@ pub(crate) fn find_ansi(bytes: &[u8]) -> Option<usize> {
     None
 }
 
+/// Why a tool had to write JSON where it wrote nothing or something else: the end of
+/// the failure detail, by where stdout was.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct JsonRule {
+    /// After "stdout is empty".
+    pub(crate) when_empty: &'static str,
+    /// After "stdout is not a single JSON document (...); it starts ...".
+    pub(crate) when_not_json: &'static str,
+}
+
+/// stdout is a pipe: JSON without any flag.
+pub(crate) const PIPED: JsonRule = JsonRule {
+    when_empty: "a non-TTY stdout must carry a JSON envelope without any flag (REQ-F-003)",
+    when_not_json: "JSON must be on by default when stdout is not a terminal (REQ-F-003)",
+};
+
 /// stdout as exactly one JSON object that validates as a ResponseEnvelope. Checks
 /// read it through [`Context::envelope`](crate::checks::Context::envelope), which parses once.
 pub(crate) fn parse(run: &Judged<'_>) -> Result<Value, String> {
+    parse_as(run, &run.record.stdout.bytes, &PIPED)
+}
+
+/// `stdout` (the run's, or what is left of it once something the check does not
+/// judge is removed) as exactly one valid ResponseEnvelope, `rule` saying why it
+/// had to be.
+pub(crate) fn parse_as(run: &Judged<'_>, stdout: &[u8], rule: &JsonRule) -> Result<Value, String> {
     let out = &run.record.stdout;
     if out.truncated {
         return Err(format!(
@@ -37,7 +60,7 @@ pub(crate) fn parse(run: &Judged<'_>) -> Result<Value, String> {
             out.total_bytes
         ));
     }
-    let text = match std::str::from_utf8(&out.bytes) {
+    let text = match std::str::from_utf8(stdout) {
         Ok(text) => text,
         Err(e) => {
             return Err(format!(
@@ -53,13 +76,14 @@ pub(crate) fn parse(run: &Judged<'_>) -> Result<Value, String> {
         } else {
             ""
         };
-        return Err(format!("stdout is empty{hint}; a non-TTY stdout must carry a JSON envelope without any flag (REQ-F-003)"));
+        return Err(format!("stdout is empty{hint}; {}", rule.when_empty));
     }
     let document: Value = serde_json::from_str(trimmed).map_err(|e| {
         let start: String = trimmed.chars().take(60).collect();
         format!(
-            "stdout is not a single JSON document ({e}); it starts {}: JSON must be on by default when stdout is not a terminal (REQ-F-003)",
-            quoted(&start)
+            "stdout is not a single JSON document ({e}); it starts {}: {}",
+            quoted(&start),
+            rule.when_not_json
         )
     })?;
     if !document.is_object() {

@@ -1,5 +1,6 @@
 //! Comparing `data` between two runs: volatile keys dropped, the first difference
-//! named by its path.
+//! named by its path. The checks judge with it, and the planner decides with it
+//! whether a run differed enough to be followed up.
 
 use serde_json::Value;
 
@@ -20,6 +21,15 @@ pub(crate) fn stable_data(value: Value) -> Value {
         Value::Array(items) => Value::Array(items.into_iter().map(stable_data).collect()),
         other => other,
     }
+}
+
+/// A run's stdout as comparable data: the envelope's `data` without volatile keys,
+/// or `None` when stdout is not JSON.
+pub(crate) fn stable_data_of(stdout: &[u8]) -> Option<Value> {
+    let envelope: Value = serde_json::from_slice(stdout).ok()?;
+    Some(stable_data(
+        envelope.get("data").cloned().unwrap_or(Value::Null),
+    ))
 }
 
 /// Where two JSON values first differ, as a path, for the failure detail.
