@@ -18,6 +18,7 @@ mod manifest;
 mod profile_consistency;
 mod repl;
 mod signals;
+mod size_cap;
 mod stream;
 mod versions;
 
@@ -88,6 +89,7 @@ registry! {
     BareNoRepl => repl::BARE_NO_REPL,
     LfLineEndings => line_endings::LF_LINE_ENDINGS,
     MetaVersions => versions::META_VERSIONS,
+    OutputSizeCap => size_cap::OUTPUT_SIZE_CAP,
 }
 
 /// A check: what the catalog says about it, the run variants it reads (the planner
@@ -309,6 +311,7 @@ mod tests {
         ("REQ-F-030", &[17]),
         ("REQ-F-046", &[10]),
         ("REQ-F-047", &[37]),
+        ("REQ-F-052", &[43]),
         ("REQ-F-055", &[62]),
         ("REQ-F-057", &[64]),
         ("REQ-F-068", &[]),
