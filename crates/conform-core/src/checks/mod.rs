@@ -15,6 +15,7 @@ mod invalid;
 mod judge;
 mod line_endings;
 mod manifest;
+mod pagination;
 mod profile_consistency;
 mod repl;
 mod signals;
@@ -90,6 +91,7 @@ registry! {
     LfLineEndings => line_endings::LF_LINE_ENDINGS,
     MetaVersions => versions::META_VERSIONS,
     OutputSizeCap => size_cap::OUTPUT_SIZE_CAP,
+    PaginationContract => pagination::PAGINATION_CONTRACT,
 }
 
 /// A check: what the catalog says about it, the run variants it reads (the planner
@@ -306,6 +308,8 @@ mod tests {
         ("REQ-F-013", &[16]),
         ("REQ-F-014", &[16]),
         ("REQ-F-015", &[14]),
+        ("REQ-F-018", &[5]),
+        ("REQ-F-019", &[5]),
         ("REQ-F-022", &[22]),
         ("REQ-F-023", &[22, 32]),
         ("REQ-F-030", &[17]),
@@ -317,6 +321,7 @@ mod tests {
         ("REQ-F-068", &[]),
         ("REQ-F-072", &[]),
         ("REQ-F-071", &[]),
+        ("REQ-O-003", &[5]),
         ("REQ-O-004", &[5]),
     ];
 
