@@ -21,6 +21,7 @@ mod repl;
 mod signals;
 mod size_cap;
 mod stream;
+mod timeout;
 mod versions;
 
 pub(crate) mod evidence;
@@ -92,6 +93,7 @@ registry! {
     MetaVersions => versions::META_VERSIONS,
     OutputSizeCap => size_cap::OUTPUT_SIZE_CAP,
     PaginationContract => pagination::PAGINATION_CONTRACT,
+    TimeoutFlag => timeout::TIMEOUT_FLAG,
 }
 
 /// A check: what the catalog says about it, the run variants it reads (the planner
@@ -298,6 +300,7 @@ mod tests {
         ("REQ-C-002", &[23]),
         ("REQ-C-004", &[23]),
         ("REQ-C-006", &[14]),
+        ("REQ-C-012", &[11]),
         ("REQ-C-013", &[18]),
         ("REQ-C-014", &[19]),
         ("REQ-F-001", &[1]),
@@ -307,6 +310,7 @@ mod tests {
         ("REQ-F-010", &[10]),
         ("REQ-F-013", &[16]),
         ("REQ-F-014", &[16]),
+        ("REQ-F-012", &[11]),
         ("REQ-F-015", &[14]),
         ("REQ-F-018", &[5]),
         ("REQ-F-019", &[5]),
