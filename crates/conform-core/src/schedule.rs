@@ -720,14 +720,18 @@ mod tests {
             program,
             locations: crate::profile::Locations::scan(text),
         };
-        let selected = std::collections::BTreeSet::from([crate::checks::CheckId::PaginationContract]);
+        let selected =
+            std::collections::BTreeSet::from([crate::checks::CheckId::PaginationContract]);
         let plan = crate::plan::plan(
             &loaded,
             &crate::checks::reads(&selected),
-            crate::plan::RunOptions { capture_limit: 1024 },
+            crate::plan::RunOptions {
+                capture_limit: 1024,
+            },
         );
         // The manifest declares --cursor but no --limit; the first page has a next.
-        let manifest = r#"{"ok":true,"data":{"commands":{"list":{"flags":{"cursor":{"type":"string"}}}}}}"#;
+        let manifest =
+            r#"{"ok":true,"data":{"commands":{"list":{"flags":{"cursor":{"type":"string"}}}}}}"#;
         let first_page = r#"{"ok":true,"data":[1],"meta":{"pagination":{"has_more":true,"next_cursor":"cGFnZTI="}}}"#;
         let records = execute_one(&plan, 2, |spec| {
             let mut record = record(false);
@@ -751,12 +755,20 @@ mod tests {
         assert_eq!(made(RunKind::PageLimit), None, "no limit flag: not made");
         assert_eq!(
             made(RunKind::PageNext),
-            Some(vec!["list".to_string(), "--cursor".into(), "cGFnZTI=".into()]),
+            Some(vec![
+                "list".to_string(),
+                "--cursor".into(),
+                "cGFnZTI=".into()
+            ]),
             "the baseline's next cursor"
         );
         assert_eq!(
             made(RunKind::PageBadCursor),
-            Some(vec!["list".to_string(), "--cursor".into(), crate::plan::BAD_CURSOR.into()])
+            Some(vec![
+                "list".to_string(),
+                "--cursor".into(),
+                crate::plan::BAD_CURSOR.into()
+            ])
         );
     }
 }

@@ -178,21 +178,28 @@ fn judge_baseline(
 /// The most items a first page may hold, and why: the probe's own `--limit`, the
 /// `limit` flag's declared default, else 20.
 fn page_bound(probe: &Probe, limit: Option<&Value>) -> (u64, &'static str) {
-    let given = probe
-        .argv
-        .iter()
-        .enumerate()
-        .find_map(|(at, arg)| match arg.strip_prefix("--limit") {
-            Some("") => probe.argv.get(at + 1)?.parse().ok(),
-            Some(rest) => rest.strip_prefix('=')?.parse().ok(),
-            None => None,
-        });
+    let given =
+        probe
+            .argv
+            .iter()
+            .enumerate()
+            .find_map(|(at, arg)| match arg.strip_prefix("--limit") {
+                Some("") => probe.argv.get(at + 1)?.parse().ok(),
+                Some(rest) => rest.strip_prefix('=')?.parse().ok(),
+                None => None,
+            });
     if let Some(given) = given {
         return (given, "the probe's --limit");
     }
-    match limit.and_then(|flag| flag.get("default")).and_then(Value::as_u64) {
+    match limit
+        .and_then(|flag| flag.get("default"))
+        .and_then(Value::as_u64)
+    {
         Some(default) => (default, "the limit flag's declared default"),
-        None => (DEFAULT_PAGE, "the default page without a declared limit default"),
+        None => (
+            DEFAULT_PAGE,
+            "the default page without a declared limit default",
+        ),
     }
 }
 
@@ -224,7 +231,7 @@ fn judge_limit_1(ctx: &Context<'_>, outcome: &mut Outcome, run: &Judged<'_>) {
         }
     }
     let returned = envelope.pointer("/meta/pagination/returned");
-    if !returned.and_then(Value::as_u64).is_some_and(|n| n <= 1) {
+    if returned.and_then(Value::as_u64).is_none_or(|n| n > 1) {
         let seen = returned.map_or_else(|| "none".to_string(), Value::to_string);
         outcome.fail(
             run,
@@ -253,7 +260,8 @@ fn judge_next_page(
     let Ok(first) = ctx.envelope(baseline) else {
         return;
     };
-    let page = |envelope: &Value| data::stable_data(envelope.get("data").cloned().unwrap_or_default());
+    let page =
+        |envelope: &Value| data::stable_data(envelope.get("data").cloned().unwrap_or_default());
     if page(envelope) == page(first) {
         outcome.fail(
             run,
@@ -282,14 +290,14 @@ fn judge_bad_cursor(ctx: &Context<'_>, outcome: &mut Outcome, run: &Judged<'_>) 
         );
         return;
     }
-    let error = ctx
-        .envelope(run)
-        .as_ref()
-        .map_err(Clone::clone)
-        .and_then(|envelope| match envelope.get("error") {
-            Some(error) if error.is_object() => Ok(()),
-            _ => Err("its error is null".to_string()),
-        });
+    let error =
+        ctx.envelope(run)
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|envelope| match envelope.get("error") {
+                Some(error) if error.is_object() => Ok(()),
+                _ => Err("its error is null".to_string()),
+            });
     if let Err(why) = error {
         outcome.fail(
             run,
@@ -400,7 +408,9 @@ mod tests {
         judged_in(PROFILE, CheckId::PaginationContract, |run, record| {
             match run.role.kind {
                 RunKind::Manifest => write(record, &manifest),
-                RunKind::Closed => write(record, &page(&["a", "b"], pagination(2, Some("cGFnZTI=")))),
+                RunKind::Closed => {
+                    write(record, &page(&["a", "b"], pagination(2, Some("cGFnZTI="))))
+                }
                 RunKind::PageLimit => write(record, &page(&["a"], pagination(1, Some("cGFnZTI=")))),
                 RunKind::PageNext => {
                     record.argv = ["sh", "deployments", "list", "--cursor", "cGFnZTI="]
@@ -432,8 +442,10 @@ mod tests {
             RunKind::Closed => {
                 write(
                     record,
-                    &page(&["a"], pagination(1, None))
-                        .replace(r#""data":[{"id":"a"}]"#, r#""data":{"deployments":[{"id":"a"}]}"#),
+                    &page(&["a"], pagination(1, None)).replace(
+                        r#""data":[{"id":"a"}]"#,
+                        r#""data":{"deployments":[{"id":"a"}]}"#,
+                    ),
                 );
                 true
             }
@@ -520,8 +532,9 @@ mod tests {
             }
             true
         });
-        assert!(details(&outcome)[0]
-            .starts_with(r#"cursor "!conform-not-a-cursor!": exited 1 as expected, but with no error envelope"#));
+        assert!(details(&outcome)[0].starts_with(
+            r#"cursor "!conform-not-a-cursor!": exited 1 as expected, but with no error envelope"#
+        ));
         let outcome = judged(paging_flags(), |run, record| {
             if run.role.kind == RunKind::PageNext {
                 record.exit = Exit::Code(2);
@@ -563,7 +576,10 @@ mod tests {
         };
         let flag = json!({"type": "integer", "default": 5});
         assert_eq!(page_bound(&probe(&["list"]), Some(&flag)).0, 5);
-        assert_eq!(page_bound(&probe(&["list", "--limit", "50"]), Some(&flag)).0, 50);
+        assert_eq!(
+            page_bound(&probe(&["list", "--limit", "50"]), Some(&flag)).0,
+            50
+        );
         assert_eq!(page_bound(&probe(&["list", "--limit=7"]), Some(&flag)).0, 7);
         assert_eq!(page_bound(&probe(&["list"]), None).0, 20);
         assert!(url_safe("cGFnZTI=") && url_safe("a-b_c.d~e"));

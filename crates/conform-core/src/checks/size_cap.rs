@@ -196,8 +196,7 @@ mod tests {
         )
     }
 
-    const CUT: &str =
-        r#","truncated":true,"truncation_hint":"--limit 5 --cursor abc","returned_count":5,"total_count":30"#;
+    const CUT: &str = r#","truncated":true,"truncation_hint":"--limit 5 --cursor abc","returned_count":5,"total_count":30"#;
 
     /// The baseline lists 30 items; the capped run gives `capped`, or is not made.
     fn judged(capped: Option<String>) -> Outcome {

@@ -24,7 +24,11 @@ pub(super) const TIMEOUT_FLAG: CheckSpec = CheckSpec {
     failure_modes: &[11],
     requirements: &["REQ-C-012", "REQ-F-012"],
     extension: true,
-    reads: &[RunKind::Closed, RunKind::Manifest, RunKind::TimeoutBlackHole],
+    reads: &[
+        RunKind::Closed,
+        RunKind::Manifest,
+        RunKind::TimeoutBlackHole,
+    ],
     judge: Judge::Alone(judge),
 };
 
@@ -118,9 +122,8 @@ fn judge_black_hole(
         Some(n) => format!("; {n} connections reached the black-hole proxy"),
         None => String::new(),
     };
-    let head = format!(
-        "with --timeout {value} and every proxy at a listener that never answers, it"
-    );
+    let head =
+        format!("with --timeout {value} and every proxy at a listener that never answers, it");
     if run.record.timed_out {
         outcome.fail(
             run,
@@ -180,7 +183,11 @@ fn judge_black_hole(
 
 /// Exit 10 is a TIMEOUT: `error.code` TIMEOUT, `meta.exit_code` 10, `error.retryable`
 /// as the effective `exit_codes["10"]` declares.
-fn timeout_error(ctx: &Context<'_>, run: &Judged<'_>, declared: Option<bool>) -> Result<(), String> {
+fn timeout_error(
+    ctx: &Context<'_>,
+    run: &Judged<'_>,
+    declared: Option<bool>,
+) -> Result<(), String> {
     let envelope = ctx
         .envelope(run)
         .as_ref()
@@ -254,10 +261,13 @@ fn seconds(value: &str) -> Duration {
 
 /// A JSON value in a detail, `none` when missing.
 fn shown(value: Option<&Value>) -> String {
-    value.map_or_else(|| "none".to_string(), |v| match v {
-        Value::String(s) => quoted(s),
-        other => other.to_string(),
-    })
+    value.map_or_else(
+        || "none".to_string(),
+        |v| match v {
+            Value::String(s) => quoted(s),
+            other => other.to_string(),
+        },
+    )
 }
 
 #[cfg(test)]
@@ -306,10 +316,7 @@ mod tests {
 
     /// The manifest as given; the black-hole run exits 10 with a TIMEOUT envelope
     /// after 1.2 s, changed by `change`.
-    fn judged(
-        manifest: String,
-        change: impl Fn(&PlannedRun, &mut RunRecord) -> bool,
-    ) -> Outcome {
+    fn judged(manifest: String, change: impl Fn(&PlannedRun, &mut RunRecord) -> bool) -> Outcome {
         judged_in(PROFILE, CheckId::TimeoutFlag, |run, record| {
             match run.role.kind {
                 RunKind::Manifest => write(record, &manifest),
@@ -419,17 +426,23 @@ mod tests {
                 }
                 true
             });
-            assert!(detail(&outcome).contains(words), "{words:?} not in {}", detail(&outcome));
+            assert!(
+                detail(&outcome).contains(words),
+                "{words:?} not in {}",
+                detail(&outcome)
+            );
         }
     }
 
     #[test]
     fn network_io_without_a_timeout_flag_fails_by_the_manifest_alone() {
-        let outcome = judged(manifest(json!({"has_network_io": true}), json!({})), |_, _| true);
+        let outcome = judged(
+            manifest(json!({"has_network_io": true}), json!({})),
+            |_, _| true,
+        );
         assert_eq!(outcome.runs_checked, 1);
-        assert!(detail(&outcome).starts_with(
-            "status declares has_network_io true but takes no timeout flag"
-        ));
+        assert!(detail(&outcome)
+            .starts_with("status declares has_network_io true but takes no timeout flag"));
         assert_eq!(outcome.failures[0].run.probe, "status");
     }
 

@@ -1127,12 +1127,7 @@ fn a_black_hole_run_sends_every_proxy_variable_to_one_local_port_and_counts_conn
     ];
     spec.network = exec::Network::BlackHole;
     let (record, _) = run(&spec);
-    assert_eq!(
-        record.exit,
-        Exit::Code(0),
-        "{}",
-        text(&record.stderr.bytes)
-    );
+    assert_eq!(record.exit, Exit::Code(0), "{}", text(&record.stderr.bytes));
     let lines = env_lines(&record);
     let proxies: Vec<(&str, &str)> = lines
         .iter()
@@ -1141,7 +1136,14 @@ fn a_black_hole_run_sends_every_proxy_variable_to_one_local_port_and_counts_conn
     let names: Vec<&str> = proxies.iter().map(|(name, _)| *name).collect();
     assert_eq!(
         names,
-        ["ALL_PROXY", "HTTPS_PROXY", "HTTP_PROXY", "all_proxy", "http_proxy", "https_proxy"],
+        [
+            "ALL_PROXY",
+            "HTTPS_PROXY",
+            "HTTP_PROXY",
+            "all_proxy",
+            "http_proxy",
+            "https_proxy"
+        ],
         "every proxy variable set, NO_PROXY and no_proxy unset: {lines:?}"
     );
     let url = proxies[0].1;
@@ -1158,7 +1160,10 @@ fn a_black_hole_run_sends_every_proxy_variable_to_one_local_port_and_counts_conn
     assert_eq!(record.proxy_connections, Some(1));
     assert!(
         record.env_changes.iter().any(|c| c == "-NO_PROXY")
-            && record.env_changes.iter().any(|c| c == &format!("HTTPS_PROXY={url}")),
+            && record
+                .env_changes
+                .iter()
+                .any(|c| c == &format!("HTTPS_PROXY={url}")),
         "{:?}",
         record.env_changes
     );
