@@ -72,3 +72,20 @@ fn short(v: &Value) -> String {
         text
     }
 }
+
+/// The items of a list response's `data`: the array itself, or the one
+/// array-valued key of an object (`{"deployments": [...]}`); `None` when there is
+/// no single array to count.
+pub(crate) fn items(data: &Value) -> Option<&Vec<Value>> {
+    match data {
+        Value::Array(items) => Some(items),
+        Value::Object(map) => {
+            let mut arrays = map.values().filter_map(Value::as_array);
+            match (arrays.next(), arrays.next()) {
+                (Some(items), None) => Some(items),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}

@@ -700,4 +700,75 @@ mod tests {
         let on_time = kit_waited(RunRecord::new(&spec));
         assert!(!starved(&on_time), "nothing time-decided: never made again");
     }
+
+    /// A derived run is completed from the records it reads when it becomes ready:
+    /// made with what they gave (the baseline's next cursor), or not made at all
+    /// when they say it is not needed (no `limit` flag in the manifest).
+    #[test]
+    fn a_derived_run_gets_its_spec_from_earlier_records_or_is_not_made() {
+        let text = r#"{
+            "schema_version": "1.0", "tool": "t", "command": ["sh"], "timeout_seconds": 5,
+            "manifest": ["manifest"],
+            "probes": [{ "name": "list", "argv": ["list"], "kind": "read" }]
+        }"#;
+        let dir = std::env::temp_dir();
+        let (profile, program) = crate::profile::parse(text, &dir).expect("valid profile");
+        let loaded = crate::profile::LoadedProfile {
+            path: dir.join("p.json"),
+            dir,
+            profile,
+            program,
+            locations: crate::profile::Locations::scan(text),
+        };
+        let selected =
+            std::collections::BTreeSet::from([crate::checks::CheckId::PaginationContract]);
+        let plan = crate::plan::plan(
+            &loaded,
+            &crate::checks::reads(&selected),
+            crate::plan::RunOptions {
+                capture_limit: 1024,
+            },
+        );
+        // The manifest declares --cursor but no --limit; the first page has a next.
+        let manifest =
+            r#"{"ok":true,"data":{"commands":{"list":{"flags":{"cursor":{"type":"string"}}}}}}"#;
+        let first_page = r#"{"ok":true,"data":[1],"meta":{"pagination":{"has_more":true,"next_cursor":"cGFnZTI="}}}"#;
+        let records = execute_one(&plan, 2, |spec| {
+            let mut record = record(false);
+            record.argv = spec.args.clone();
+            let stdout = match spec.args.as_slice() {
+                [only] if only == "manifest" => manifest,
+                [only] if only == "list" => first_page,
+                _ => "",
+            };
+            record.stdout.bytes = stdout.as_bytes().to_vec();
+            record
+        });
+        let made = |kind: RunKind| {
+            let index = plan
+                .runs
+                .iter()
+                .position(|run| run.role.kind == kind)
+                .unwrap_or_else(|| panic!("{kind:?} is planned"));
+            records[index].as_ref().map(|record| record.argv.clone())
+        };
+        assert_eq!(made(RunKind::PageLimit), None, "no limit flag: not made");
+        assert_eq!(
+            made(RunKind::PageNext),
+            Some(vec![
+                "list".to_string(),
+                "--cursor".into(),
+                "cGFnZTI=".into()
+            ]),
+            "the baseline's next cursor"
+        );
+        assert_eq!(
+            made(RunKind::PageBadCursor),
+            Some(vec![
+                "list".to_string(),
+                "--cursor".into(),
+                crate::plan::BAD_CURSOR.into()
+            ])
+        );
+    }
 }

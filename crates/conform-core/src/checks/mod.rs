@@ -17,10 +17,13 @@ mod judge;
 mod line_endings;
 mod manifest;
 mod output_schema;
+mod pagination;
 mod profile_consistency;
 mod repl;
 mod signals;
+mod size_cap;
 mod stream;
+mod timeout;
 mod versions;
 mod width;
 
@@ -94,6 +97,9 @@ registry! {
     OutputSchemaValid => output_schema::OUTPUT_SCHEMA_VALID,
     CiTerminalJson => ci_terminal::CI_TERMINAL_JSON,
     WidthInvariant => width::WIDTH_INVARIANT,
+    OutputSizeCap => size_cap::OUTPUT_SIZE_CAP,
+    PaginationContract => pagination::PAGINATION_CONTRACT,
+    TimeoutFlag => timeout::TIMEOUT_FLAG,
 }
 
 /// A check: what the catalog says about it, the run variants it reads (the planner
@@ -300,6 +306,7 @@ mod tests {
         ("REQ-C-002", &[23]),
         ("REQ-C-004", &[23]),
         ("REQ-C-006", &[14]),
+        ("REQ-C-012", &[11]),
         ("REQ-C-013", &[18]),
         ("REQ-C-014", &[19]),
         ("REQ-C-015", &[21]),
@@ -311,18 +318,23 @@ mod tests {
         ("REQ-F-010", &[10]),
         ("REQ-F-013", &[16]),
         ("REQ-F-014", &[16]),
+        ("REQ-F-012", &[11]),
         ("REQ-F-015", &[14]),
+        ("REQ-F-018", &[5]),
+        ("REQ-F-019", &[5]),
         ("REQ-F-022", &[22]),
         ("REQ-F-023", &[22, 32]),
         ("REQ-F-030", &[17]),
         ("REQ-F-046", &[10]),
         ("REQ-F-047", &[37]),
+        ("REQ-F-052", &[43]),
         ("REQ-F-055", &[62]),
         ("REQ-F-056", &[63]),
         ("REQ-F-057", &[64]),
         ("REQ-F-068", &[]),
         ("REQ-F-072", &[]),
         ("REQ-F-071", &[]),
+        ("REQ-O-003", &[5]),
         ("REQ-O-004", &[5]),
     ];
 

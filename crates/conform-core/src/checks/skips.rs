@@ -44,6 +44,20 @@ pub(super) fn judged_with(
     id: CheckId,
     fill: impl Fn(&PlannedRun, &mut RunRecord),
 ) -> Outcome {
+    judged_in(text, id, |run, record| {
+        fill(run, record);
+        true
+    })
+}
+
+/// `id` judged alone over the runs the planner makes for it from `text`, each
+/// made as `fill` says; a run `fill` returns `false` for was not made (a derived
+/// run that was not needed).
+pub(super) fn judged_in(
+    text: &str,
+    id: CheckId,
+    fill: impl Fn(&PlannedRun, &mut RunRecord) -> bool,
+) -> Outcome {
     let dir = std::env::temp_dir();
     let (profile, program) = profile::parse(text, &dir).expect("valid profile");
     let loaded = LoadedProfile {
@@ -67,13 +81,38 @@ pub(super) fn judged_with(
         .map(|run| {
             let mut record = RunRecord::new(&run.spec);
             record.exit = Exit::Code(0);
-            fill(run, &mut record);
-            Some(record)
+            fill(run, &mut record).then_some(record)
         })
         .collect();
     assert!(!records.is_empty(), "{id:?} makes runs");
     let ctx = Context::new(&loaded, &plan, &records);
     judge(&ctx, &selected).remove(0)
+}
+
+/// A manifest command's stdout: a success envelope whose `data` is a valid
+/// ManifestResponse with these `commands` and root `extra` keys (`flags`, ...).
+pub(super) fn manifest_envelope(commands: serde_json::Value) -> String {
+    manifest_envelope_with(commands, serde_json::json!({}))
+}
+
+pub(super) fn manifest_envelope_with(
+    commands: serde_json::Value,
+    extra: serde_json::Value,
+) -> String {
+    let mut data = serde_json::json!({
+        "schema_version": "3.20",
+        "framework_version": "0.1.0",
+        "etag": "sha256:9b68d922db67bd9ce00575c389de85d6bce9faa8ff8ad79fd4b8b3b55a075b54",
+        "commands": commands,
+    });
+    if let (Some(data), Some(extra)) = (data.as_object_mut(), extra.as_object()) {
+        data.extend(extra.clone());
+    }
+    serde_json::json!({
+        "ok": true, "data": data, "error": null, "warnings": [],
+        "meta": {"exit_code": 0, "duration_ms": 0}
+    })
+    .to_string()
 }
 
 pub(super) fn write(record: &mut RunRecord, stdout: &str) {

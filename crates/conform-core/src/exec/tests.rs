@@ -1110,3 +1110,94 @@ fn a_suite_kills_what_its_tool_left_holding_its_output_only_when_it_adopts_orpha
         assert!(!alive, "pid {holder} outlived its run");
     }
 }
+
+/// Proxy settings the kit itself runs under: a black-hole run must replace or
+/// drop every one of them.
+const PROXIED_KIT: &[(&str, &str)] = &[
+    ("HTTPS_PROXY", "http://proxy.invalid:3128"),
+    ("http_proxy", "http://proxy.invalid:3128"),
+    ("NO_PROXY", "127.0.0.1,localhost"),
+    ("no_proxy", "*"),
+];
+
+#[test]
+fn a_black_hole_run_sends_every_proxy_variable_to_one_local_port_and_counts_connections() {
+    in_own_process(
+        "a_black_hole_run_sends_every_proxy_variable_to_one_local_port_and_counts_connections_in_its_own_process",
+        PROXIED_KIT,
+    );
+}
+
+#[test]
+#[ignore = "run in a process of its own by a_black_hole_run_sends_every_proxy_variable_to_one_local_port_and_counts_connections"]
+fn a_black_hole_run_sends_every_proxy_variable_to_one_local_port_and_counts_connections_in_its_own_process(
+) {
+    if !own_process(
+        "a_black_hole_run_sends_every_proxy_variable_to_one_local_port_and_counts_connections_in_its_own_process",
+        PROXIED_KIT,
+    ) {
+        return;
+    }
+    // The tool prints its proxy variables, then connects once to HTTPS_PROXY's
+    // port and leaves without waiting for an answer (none ever comes).
+    let client = "import os, socket\n\
+        port = int(os.environ['HTTPS_PROXY'].rsplit(':', 1)[1])\n\
+        socket.create_connection(('127.0.0.1', port)).close()\n\
+        print('connected')\n";
+    let mut spec = spec("print_env.sh");
+    spec.program = PathBuf::from("/bin/sh");
+    spec.args = vec![
+        "-c".into(),
+        "env | grep -i _proxy= | LC_ALL=C sort; python3 -c \"$1\"".into(),
+        "sh".into(),
+        client.into(),
+    ];
+    spec.network = exec::Network::BlackHole;
+    let (record, _) = run(&spec);
+    assert_eq!(record.exit, Exit::Code(0), "{}", text(&record.stderr.bytes));
+    let lines = env_lines(&record);
+    let proxies: Vec<(&str, &str)> = lines
+        .iter()
+        .filter_map(|line| line.split_once('='))
+        .collect();
+    let names: Vec<&str> = proxies.iter().map(|(name, _)| *name).collect();
+    assert_eq!(
+        names,
+        [
+            "ALL_PROXY",
+            "HTTPS_PROXY",
+            "HTTP_PROXY",
+            "all_proxy",
+            "http_proxy",
+            "https_proxy"
+        ],
+        "every proxy variable set, NO_PROXY and no_proxy unset: {lines:?}"
+    );
+    let url = proxies[0].1;
+    let port: u16 = url
+        .strip_prefix("http://127.0.0.1:")
+        .and_then(|port| port.parse().ok())
+        .unwrap_or_else(|| panic!("not a local port: {url}"));
+    assert!(port > 0);
+    assert!(
+        proxies.iter().all(|(_, value)| *value == url),
+        "one port for all: {lines:?}"
+    );
+    assert_eq!(lines.last().map(String::as_str), Some("connected"));
+    assert_eq!(record.proxy_connections, Some(1));
+    assert!(
+        record.env_changes.iter().any(|c| c == "-NO_PROXY")
+            && record
+                .env_changes
+                .iter()
+                .any(|c| c == &format!("HTTPS_PROXY={url}")),
+        "{:?}",
+        record.env_changes
+    );
+}
+
+#[test]
+fn a_run_without_the_black_hole_has_no_proxy_count() {
+    let (record, _) = run(&spec("print_env.sh"));
+    assert_eq!(record.proxy_connections, None);
+}

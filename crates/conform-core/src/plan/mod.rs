@@ -22,7 +22,7 @@ use std::time::Duration;
 use crate::exec::{Output, RunSpec, StdinMode};
 use crate::profile::{LoadedProfile, ProbeKind};
 
-pub(crate) use derive::{prefixes, Derived};
+pub(crate) use derive::{prefixes, timeout_value, Derived, BAD_CURSOR, SIZE_CAP_FROM};
 pub(crate) use kind::{KitRun, OrderRun, Placement, RunKind, RunRole, Subject, GERMAN_LOCALE};
 pub(crate) use probe::UNKNOWN_FLAG;
 
