@@ -195,13 +195,13 @@ fn generic_env(spec: &mut RunSpec, given: &Given<'_>) -> bool {
 }
 
 /// One generic variable alone, only when the run with all of them differed from
-/// the baseline (in exit, stdout or stderr lines), to name the culprits.
+/// the baseline (in exit, output or stderr lines), to name the culprits.
 fn generic_env_each(spec: &mut RunSpec, given: &Given<'_>) -> bool {
     let (Some(all), Some(baseline)) = (given.earlier, given.baseline) else {
         return false;
     };
     let differed = all.exit_code() != baseline.exit_code()
-        || all.stdout.bytes != baseline.stdout.bytes
+        || output_differs(all, baseline)
         || crate::lines::count(&all.stderr.bytes) > crate::lines::count(&baseline.stderr.bytes);
     if !differed {
         return false;
@@ -212,6 +212,22 @@ fn generic_env_each(spec: &mut RunSpec, given: &Given<'_>) -> bool {
             .any(|c| c.starts_with(&format!("{name}=")))
     };
     spec.env_set.iter().all(|(name, _)| set_in_all(name))
+}
+
+/// Whether two runs wrote different output: when both stdouts are JSON objects,
+/// all but their `meta` (which holds a duration that differs from run to run),
+/// else their bytes. Wider than what `generic_env_ignored` compares, so that a run
+/// it fails has its culprit runs.
+fn output_differs(a: &RunRecord, b: &RunRecord) -> bool {
+    let data = |run: &RunRecord| {
+        let mut envelope = serde_json::from_slice::<Value>(&run.stdout.bytes).ok()?;
+        envelope.as_object_mut()?.remove("meta");
+        Some(envelope)
+    };
+    match (data(a), data(b)) {
+        (Some(x), Some(y)) => x != y,
+        _ => a.stdout.bytes != b.stdout.bytes,
+    }
 }
 
 /// `flag value` in `args`: an occurrence's value replaced (`--flag v`,
