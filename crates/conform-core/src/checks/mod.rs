@@ -9,7 +9,10 @@ mod context;
 mod contracts;
 mod destructive;
 mod envelope;
+mod generic_env;
+mod hallucinated;
 mod hang;
+mod headless;
 mod help;
 mod invalid;
 mod judge;
@@ -88,6 +91,9 @@ registry! {
     BareNoRepl => repl::BARE_NO_REPL,
     LfLineEndings => line_endings::LF_LINE_ENDINGS,
     MetaVersions => versions::META_VERSIONS,
+    HeadlessAuth => headless::HEADLESS_AUTH,
+    HallucinatedInputRejected => hallucinated::HALLUCINATED_INPUT_REJECTED,
+    GenericEnvIgnored => generic_env::GENERIC_ENV_IGNORED,
 }
 
 /// A check: what the catalog says about it, the run variants it reads (the planner
@@ -287,8 +293,8 @@ mod tests {
     ];
 
     /// The failure modes each requirement page names as its source (`**Source:**`
-    /// in `requirements/*.md` of cli-agent-spec); REQ-F-068 and REQ-F-071 name a
-    /// "silent assumption" instead.
+    /// in `requirements/*.md` of cli-agent-spec); REQ-F-068, REQ-F-071 and REQ-F-073
+    /// name a "silent assumption" instead.
     const REQUIREMENT_SOURCES: &[(&str, &[u16])] = &[
         ("REQ-C-001", &[1]),
         ("REQ-C-002", &[23]),
@@ -296,6 +302,7 @@ mod tests {
         ("REQ-C-006", &[14]),
         ("REQ-C-013", &[18]),
         ("REQ-C-014", &[19]),
+        ("REQ-C-021", &[45]),
         ("REQ-F-001", &[1]),
         ("REQ-F-002", &[1, 14]),
         ("REQ-F-005", &[2]),
@@ -307,13 +314,17 @@ mod tests {
         ("REQ-F-022", &[22]),
         ("REQ-F-023", &[22, 32]),
         ("REQ-F-030", &[17]),
+        ("REQ-F-045", &[35]),
         ("REQ-F-046", &[10]),
         ("REQ-F-047", &[37]),
         ("REQ-F-055", &[62]),
         ("REQ-F-057", &[64]),
+        ("REQ-F-063", &[53]),
         ("REQ-F-068", &[]),
         ("REQ-F-072", &[]),
         ("REQ-F-071", &[]),
+        ("REQ-F-073", &[]),
+        ("REQ-O-042", &[2]),
         ("REQ-O-004", &[5]),
     ];
 

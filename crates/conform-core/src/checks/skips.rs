@@ -29,14 +29,47 @@ const PROFILE: &str = r#"{
 /// `id` judged alone over the runs the planner makes for it from [`PROFILE`], each
 /// made as `fill` says (it starts as an exit 0 with nothing written).
 pub(super) fn judged(id: CheckId, fill: impl Fn(&PlannedRun, &mut RunRecord)) -> Outcome {
+    let (outcome, runs) = judged_with_runs(PROFILE, id, |_| true, fill);
+    assert!(runs > 0, "{id:?} makes runs");
+    outcome
+}
+
+/// The same over the runs the planner makes from the profile `text` (which may be
+/// none).
+pub(super) fn judged_on(
+    text: &str,
+    id: CheckId,
+    fill: impl Fn(&PlannedRun, &mut RunRecord),
+) -> Outcome {
+    judged_with_runs(text, id, |_| true, fill).0
+}
+
+/// The same with the planned runs `made` refuses left unmade, as a derived run
+/// that was not needed is.
+pub(super) fn judged_unless(
+    text: &str,
+    id: CheckId,
+    made: impl Fn(&PlannedRun) -> bool,
+    fill: impl Fn(&PlannedRun, &mut RunRecord),
+) -> Outcome {
+    judged_with_runs(text, id, made, fill).0
+}
+
+/// The outcome and how many runs were planned.
+fn judged_with_runs(
+    text: &str,
+    id: CheckId,
+    made: impl Fn(&PlannedRun) -> bool,
+    fill: impl Fn(&PlannedRun, &mut RunRecord),
+) -> (Outcome, usize) {
     let dir = std::env::temp_dir();
-    let (profile, program) = profile::parse(PROFILE, &dir).expect("valid profile");
+    let (profile, program) = profile::parse(text, &dir).expect("valid profile");
     let loaded = LoadedProfile {
         path: dir.join("p.json"),
         dir,
         profile,
         program,
-        locations: profile::Locations::scan(PROFILE),
+        locations: profile::Locations::scan(text),
     };
     let selected = BTreeSet::from([id]);
     let plan = plan::plan(
@@ -50,15 +83,17 @@ pub(super) fn judged(id: CheckId, fill: impl Fn(&PlannedRun, &mut RunRecord)) ->
         .runs
         .iter()
         .map(|run| {
+            if !made(run) {
+                return None;
+            }
             let mut record = RunRecord::new(&run.spec);
             record.exit = Exit::Code(0);
             fill(run, &mut record);
             Some(record)
         })
         .collect();
-    assert!(!records.is_empty(), "{id:?} makes runs");
     let ctx = Context::new(&loaded, &plan, &records);
-    judge(&ctx, &selected).remove(0)
+    (judge(&ctx, &selected).remove(0), records.len())
 }
 
 pub(super) fn write(record: &mut RunRecord, stdout: &str) {

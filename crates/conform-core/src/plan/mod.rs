@@ -22,8 +22,10 @@ use std::time::Duration;
 use crate::exec::{Output, RunSpec, StdinMode};
 use crate::profile::{LoadedProfile, ProbeKind};
 
-pub(crate) use derive::{prefixes, Derived};
-pub(crate) use kind::{KitRun, OrderRun, Placement, RunKind, RunRole, Subject, GERMAN_LOCALE};
+pub(crate) use derive::{prefixes, Derived, GENERIC_ENV};
+pub(crate) use kind::{
+    KitRun, OrderRun, Placement, RunKind, RunRole, Subject, GERMAN_LOCALE, HALLUCINATED,
+};
 pub(crate) use probe::UNKNOWN_FLAG;
 
 /// Index of a run in [`Plan::runs`].

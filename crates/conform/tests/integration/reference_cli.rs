@@ -37,6 +37,9 @@ fn democli_passes_every_check_of_the_seed_profile() {
         "bare_no_repl",
         "lf_line_endings",
         "meta_versions",
+        "headless_auth",
+        "hallucinated_input_rejected",
+        "generic_env_ignored",
     ] {
         assert_eq!(run.status(id), "pass", "{id}");
     }
