@@ -56,8 +56,9 @@ fn assert_broken(name: &str) {
 }
 
 /// Extension checks that skip when the check or run they build on failed: a valid
-/// manifest, a preview, a read probe's baseline run (the terminal and locale runs
-/// are not made after it hung), an envelope to read `meta` from.
+/// manifest, a preview, a read probe's baseline run (the terminal, locale, headless
+/// and generic-variable runs are not made after it hung), an envelope to read `meta`
+/// from.
 fn is_dependent(id: &str) -> bool {
     matches!(
         id,
@@ -67,6 +68,8 @@ fn is_dependent(id: &str) -> bool {
             | "exit_codes_declared"
             | "locale_invariant"
             | "meta_versions"
+            | "headless_auth"
+            | "generic_env_ignored"
     )
 }
 
