@@ -907,6 +907,8 @@ const CHECKS: &[&str] = &[
     "bare_no_repl",
     "lf_line_endings",
     "meta_versions",
+    "headless_auth",
+    "hallucinated_input_rejected",
 ];
 
 #[test]
