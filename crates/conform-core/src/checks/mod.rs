@@ -10,7 +10,10 @@ mod context;
 mod contracts;
 mod destructive;
 mod envelope;
+mod generic_env;
+mod hallucinated;
 mod hang;
+mod headless;
 mod help;
 mod invalid;
 mod judge;
@@ -100,6 +103,9 @@ registry! {
     OutputSizeCap => size_cap::OUTPUT_SIZE_CAP,
     PaginationContract => pagination::PAGINATION_CONTRACT,
     TimeoutFlag => timeout::TIMEOUT_FLAG,
+    HeadlessAuth => headless::HEADLESS_AUTH,
+    HallucinatedInputRejected => hallucinated::HALLUCINATED_INPUT_REJECTED,
+    GenericEnvIgnored => generic_env::GENERIC_ENV_IGNORED,
 }
 
 /// A check: what the catalog says about it, the run variants it reads (the planner
@@ -299,8 +305,8 @@ mod tests {
     ];
 
     /// The failure modes each requirement page names as its source (`**Source:**`
-    /// in `requirements/*.md` of cli-agent-spec); REQ-F-068 and REQ-F-071 name a
-    /// "silent assumption" instead.
+    /// in `requirements/*.md` of cli-agent-spec); REQ-F-068, REQ-F-071 and REQ-F-073
+    /// name a "silent assumption" instead.
     const REQUIREMENT_SOURCES: &[(&str, &[u16])] = &[
         ("REQ-C-001", &[1]),
         ("REQ-C-002", &[23]),
@@ -310,6 +316,7 @@ mod tests {
         ("REQ-C-013", &[18]),
         ("REQ-C-014", &[19]),
         ("REQ-C-015", &[21]),
+        ("REQ-C-021", &[45]),
         ("REQ-F-001", &[1]),
         ("REQ-F-002", &[1, 14]),
         ("REQ-F-003", &[2]),
@@ -325,16 +332,20 @@ mod tests {
         ("REQ-F-022", &[22]),
         ("REQ-F-023", &[22, 32]),
         ("REQ-F-030", &[17]),
+        ("REQ-F-045", &[35]),
         ("REQ-F-046", &[10]),
         ("REQ-F-047", &[37]),
         ("REQ-F-052", &[43]),
         ("REQ-F-055", &[62]),
         ("REQ-F-056", &[63]),
         ("REQ-F-057", &[64]),
+        ("REQ-F-063", &[53]),
         ("REQ-F-068", &[]),
         ("REQ-F-072", &[]),
         ("REQ-F-071", &[]),
         ("REQ-O-003", &[5]),
+        ("REQ-F-073", &[]),
+        ("REQ-O-042", &[2]),
         ("REQ-O-004", &[5]),
     ];
 

@@ -38,7 +38,8 @@ pub(super) fn judged(id: CheckId, fill: impl Fn(&PlannedRun, &mut RunRecord)) ->
     judged_with(PROFILE, id, fill)
 }
 
-/// [`judged`] over the runs planned from `text`, a profile of the test's own.
+/// [`judged`] over the runs planned from `text`, a profile of the test's own (which
+/// may plan none).
 pub(super) fn judged_with(
     text: &str,
     id: CheckId,
@@ -47,6 +48,22 @@ pub(super) fn judged_with(
     judged_in(text, id, |run, record| {
         fill(run, record);
         true
+    })
+}
+
+/// The same with the planned runs `made` refuses left unmade, as a derived run
+/// that was not needed is.
+pub(super) fn judged_unless(
+    text: &str,
+    id: CheckId,
+    made: impl Fn(&PlannedRun) -> bool,
+    fill: impl Fn(&PlannedRun, &mut RunRecord),
+) -> Outcome {
+    judged_in(text, id, |run, record| {
+        made(run) && {
+            fill(run, record);
+            true
+        }
     })
 }
 
@@ -84,7 +101,6 @@ pub(super) fn judged_in(
             fill(run, &mut record).then_some(record)
         })
         .collect();
-    assert!(!records.is_empty(), "{id:?} makes runs");
     let ctx = Context::new(&loaded, &plan, &records);
     judge(&ctx, &selected).remove(0)
 }

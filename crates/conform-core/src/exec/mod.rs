@@ -59,6 +59,8 @@ pub(crate) use nix::sys::signal::Signal;
 pub use orphans::Orphan;
 pub(crate) use orphans::{adopt as adopt_orphans, end_all as end_orphans};
 pub(crate) use reactor::Reactor;
+#[cfg(test)]
+pub(crate) use sandbox::SentinelCall;
 pub(crate) use sandbox::{Sandbox, SandboxReport, EDITOR_VARS, OPENERS, PAGER_VARS};
 pub use session::Cancel;
 pub(crate) use session::Session;

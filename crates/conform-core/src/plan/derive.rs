@@ -219,7 +219,7 @@ fn generic_env(spec: &mut RunSpec, given: &Given<'_>) -> bool {
 }
 
 /// One generic variable alone, only when the run with all of them differed from
-/// the baseline (in exit, stdout or stderr lines), to name the culprits.
+/// the baseline (in exit, output or stderr lines), to name the culprits.
 fn generic_env_each(spec: &mut RunSpec, given: &Given<'_>) -> bool {
     let (Some(all), Some(baseline)) = (given.earlier, given.baseline) else {
         return false;

@@ -22,8 +22,10 @@ use std::time::Duration;
 use crate::exec::{Output, RunSpec, StdinMode};
 use crate::profile::{LoadedProfile, ProbeKind};
 
-pub(crate) use derive::{prefixes, timeout_value, Derived, BAD_CURSOR, SIZE_CAP_FROM};
-pub(crate) use kind::{KitRun, OrderRun, Placement, RunKind, RunRole, Subject, GERMAN_LOCALE};
+pub(crate) use derive::{prefixes, timeout_value, Derived, BAD_CURSOR, GENERIC_ENV, SIZE_CAP_FROM};
+pub(crate) use kind::{
+    KitRun, OrderRun, Placement, RunKind, RunRole, Subject, GERMAN_LOCALE, HALLUCINATED,
+};
 pub(crate) use probe::UNKNOWN_FLAG;
 
 /// Index of a run in [`Plan::runs`].
@@ -293,6 +295,91 @@ mod tests {
                 .any(|check| check.spec().reads.contains(&kind));
             assert!(reads, "no check reads {kind:?}");
         }
+    }
+
+    #[test]
+    fn headless_runs_unset_the_manifests_secrets_and_per_variable_runs_follow_a_difference() {
+        let p = loaded(PROFILE);
+        let plan = plan(&p, &CheckId::all(), options());
+        let at = |role: RunRole| {
+            plan.runs
+                .iter()
+                .position(|r| r.role == role)
+                .expect("planned")
+        };
+        let envelope = |data: &str, ms: u32| {
+            format!(r#"{{"ok":true,"data":{data},"error":null,"meta":{{"duration_ms":{ms}}}}}"#)
+        };
+        let record = |run: RunIndex, stdout: String| {
+            let mut record = crate::exec::RunRecord::new(&plan.runs[run].spec);
+            record.exit = crate::exec::Exit::Code(0);
+            record.stdout.bytes = stdout.into_bytes();
+            record
+        };
+        let mut records: Records = vec![None; plan.runs.len()];
+        let manifest = at(RunRole::command(RunKind::Manifest));
+        records[manifest] = Some(record(
+            manifest,
+            envelope(
+                r#"{"secret_env_vars":["T_KEY"],"env_vars":[{"name":"DEBUG","description":"d"}],
+                   "commands":{"list":{"token_env_vars":["T_TOKEN"]},"other":{"secret_env_vars":["T_OTHER"]}}}"#,
+                0,
+            ),
+        ));
+        let closed = at(RunRole::probe(RunKind::Closed, 0));
+        records[closed] = Some(record(closed, envelope("[1]", 0)));
+        let complete = |run: &PlannedRun, records: &Records| {
+            run.derived
+                .as_ref()
+                .expect("a derived run")
+                .spec(&run.spec, records)
+        };
+
+        // The headless run: the root secret and the command's token, not another
+        // command's secret; isolated with stdin open.
+        let headless = &plan.runs[at(RunRole::probe(RunKind::Headless, 0))];
+        let spec = complete(headless, &records).expect("always made");
+        for name in ["T_KEY", "T_TOKEN", "DISPLAY"] {
+            assert!(
+                spec.env_remove.iter().any(|n| n == name),
+                "{name}: {spec:?}"
+            );
+        }
+        assert!(!spec.env_remove.iter().any(|n| n == "T_OTHER"));
+        assert!(
+            headless.spec.env_remove.iter().all(|n| n != "T_KEY"),
+            "only once derived"
+        );
+        assert_eq!(spec.stdin, StdinMode::Open);
+        assert!(spec.sandbox.is_some_and(|s| s.fresh_dirs));
+
+        // The run with every generic variable leaves out the declared DEBUG.
+        let all = at(RunRole::probe(RunKind::GenericEnv, 0));
+        let spec = complete(&plan.runs[all], &records).expect("made");
+        let set: Vec<&str> = spec.env_set.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(set, ["VERBOSE", "LOG_LEVEL", "FORMAT", "OUTPUT"]);
+        let mut with_all = crate::exec::RunRecord::new(&spec);
+        with_all.exit = crate::exec::Exit::Code(0);
+        // Only meta differs: no per-variable run.
+        with_all.stdout.bytes = envelope("[1]", 7).into_bytes();
+        records[all] = Some(with_all);
+        let each: Vec<&PlannedRun> = plan
+            .runs
+            .iter()
+            .filter(|r| r.role == RunRole::probe(RunKind::GenericEnvEach, 0))
+            .collect();
+        assert_eq!(each.len(), derive::GENERIC_ENV.len());
+        assert!(each.iter().all(|run| complete(run, &records).is_none()));
+        // A debug line on stderr: one run per variable that was set.
+        if let Some(with_all) = records[all].as_mut() {
+            with_all.stderr.bytes = b"debug: reading config\n".to_vec();
+        }
+        let made: Vec<String> = each
+            .iter()
+            .filter_map(|run| complete(run, &records))
+            .map(|spec| spec.env_set[0].0.clone())
+            .collect();
+        assert_eq!(made, ["VERBOSE", "LOG_LEVEL", "FORMAT", "OUTPUT"]);
     }
 
     fn options() -> RunOptions {

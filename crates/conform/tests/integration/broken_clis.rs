@@ -82,9 +82,9 @@ fn assert_broken(name: &str) {
 }
 
 /// Extension checks that skip when the check or run they build on failed: a valid
-/// manifest, a preview, a read probe's baseline run (the terminal, locale, CI and
-/// narrow runs are not made after it hung), an envelope to read `meta` from or to
-/// compare `data` with.
+/// manifest, a preview, a read probe's baseline run (the terminal, locale, CI,
+/// narrow, headless and generic-variable runs are not made after it hung), an
+/// envelope to read `meta` from or to compare `data` with.
 fn is_dependent(id: &str) -> bool {
     matches!(
         id,
@@ -97,6 +97,8 @@ fn is_dependent(id: &str) -> bool {
             | "output_schema_valid"
             | "ci_terminal_json"
             | "width_invariant"
+            | "headless_auth"
+            | "generic_env_ignored"
     )
 }
 

@@ -39,6 +39,9 @@ fn democli_passes_every_check_of_the_seed_profile() {
         "meta_versions",
         "ci_terminal_json",
         "width_invariant",
+        "headless_auth",
+        "hallucinated_input_rejected",
+        "generic_env_ignored",
     ] {
         assert_eq!(run.status(id), "pass", "{id}");
     }

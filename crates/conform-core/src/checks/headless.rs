@@ -1,0 +1,383 @@
+//! `headless_auth`: a read probe run as an agent runs it, with no terminal, no
+//! display, stdin a pipe nobody writes and the manifest's secret and token variables
+//! unset, ends without opening a browser and without waiting for a pasted code; a
+//! failure is an error envelope, and an auth failure (4 or 8) names a variable to
+//! set (REQ-C-021, REQ-F-063).
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use super::evidence::quoted;
+use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
+use crate::exec::OPENERS;
+use crate::manifest;
+use crate::plan::{RunKind, RunRole};
+use crate::profile::ProbeKind;
+
+pub(super) const HEADLESS_AUTH: CheckSpec = CheckSpec {
+    id: CheckId::HeadlessAuth,
+    name: "headless_auth",
+    title: "Run headless, a read probe opens no browser and waits for no login; exit 4 or 8 names a variable to set",
+    level: 1,
+    failure_modes: &[45, 53, 10],
+    requirements: &["REQ-C-021", "REQ-F-063"],
+    extension: true,
+    reads: &[RunKind::Headless, RunKind::Closed, RunKind::Manifest],
+    judge: Judge::Alone(judge),
+};
+
+/// The `error` fields an agent reads for what to do next: a variable to set is
+/// named in one of them.
+const ERROR_FIELDS: [&str; 5] = ["message", "fix_required", "suggestion", "hint", "context"];
+
+/// Bytes of stderr quoted for a run that waited: enough to show the prompt.
+const SHOWN: usize = 160;
+
+fn judge(ctx: &Context<'_>) -> Outcome {
+    let mut outcome = Outcome::new(CheckId::HeadlessAuth);
+    let probes = &ctx.profile.profile.probes;
+    if !probes.iter().any(|probe| probe.kind == ProbeKind::Read) {
+        outcome.skip("the profile has no read probe to run headless");
+        return outcome;
+    }
+    for run in ctx.runs_of(&[RunKind::Headless]) {
+        let unset = unset_names(ctx, &run);
+        let shown = show_unset(&unset);
+        let browsers = browser_calls(&run);
+        if !outcome.completed(&run) {
+            if let (true, Some(last)) = (run.record.timed_out, outcome.failures.last_mut()) {
+                let _ = write!(
+                    last.detail,
+                    "; with {shown} and stdin open it kept waiting, as a login waiting \
+                     for a pasted device code does; {}",
+                    stderr_start(&run)
+                );
+                if !browsers.is_empty() {
+                    let _ = write!(
+                        last.detail,
+                        "; it called the kit's browser sentinel as {}",
+                        browsers.join(", then ")
+                    );
+                }
+                last.detail.push_str(
+                    ". Without a terminal, fail at once with exit 4 or 8 naming the \
+                     variable to set (REQ-C-021)",
+                );
+            }
+            continue;
+        }
+        if !browsers.is_empty() {
+            outcome.fail(
+                &run,
+                format!(
+                    "launched a browser with {shown}: the kit's sentinel was called as \
+                     {}; no one is there to log in, so never open a browser without a \
+                     terminal (REQ-C-021)",
+                    browsers.join(", then ")
+                ),
+            );
+        }
+        let code = run.record.exit_code();
+        if code == Some(0) {
+            continue;
+        }
+        let error = match ctx.envelope(&run) {
+            Ok(envelope) => envelope.get("error").filter(|e| e.is_object()),
+            Err(_) => None,
+        };
+        let Some(error) = error else {
+            let why = match ctx.envelope(&run) {
+                Ok(_) => "its envelope has no error object".to_string(),
+                Err(why) => format!("stdout is not an error envelope: {why}"),
+            };
+            outcome.fail(
+                &run,
+                format!(
+                    "{} with {shown}, but {why}; an agent reads why it failed from the \
+                     envelope (REQ-F-063)",
+                    run.describe_exit()
+                ),
+            );
+            continue;
+        };
+        if matches!(code, Some(4 | 8)) && !unset.is_empty() && !names_one(error, &unset) {
+            let code = error.get("code").and_then(Value::as_str).unwrap_or("?");
+            outcome.fail(
+                &run,
+                format!(
+                    "{} with {shown}, but error {code} names none of them in error.{}; \
+                     an agent without credentials needs the variable to set \
+                     (REQ-C-021, REQ-F-063)",
+                    run.describe_exit(),
+                    ERROR_FIELDS.join(", error.")
+                ),
+            );
+        }
+    }
+    outcome
+}
+
+/// The variables the headless run of `run`'s probe unset: the root
+/// `secret_env_vars` and its command's secret and token variables. Read from the
+/// manifest run as the planner read it when it made the run (leniently: whether
+/// the manifest is valid is `manifest_valid`'s), so these are exactly the names
+/// that were unset.
+fn unset_names(ctx: &Context<'_>, run: &Judged<'_>) -> Vec<String> {
+    let Some(manifest) = ctx
+        .run(RunRole::command(RunKind::Manifest))
+        .and_then(|m| manifest::data_of(&m.record.stdout.bytes))
+    else {
+        return Vec::new();
+    };
+    let Some(probe) = run
+        .planned
+        .role
+        .probe_index()
+        .and_then(|p| ctx.profile.profile.probes.get(p))
+    else {
+        return Vec::new();
+    };
+    let command = manifest::command_for(&manifest, &probe.argv).map(|(_, entry)| entry);
+    manifest::secret_names(&manifest, command)
+}
+
+/// `A, B unset`, or why nothing was.
+fn show_unset(unset: &[String]) -> String {
+    if unset.is_empty() {
+        "nothing unset (no manifest secret or token variable for it)".to_string()
+    } else {
+        format!("{} unset", unset.join(", "))
+    }
+}
+
+/// The browser and opener sentinel calls of a run, each as its name and quoted
+/// arguments.
+fn browser_calls(run: &Judged<'_>) -> Vec<String> {
+    let Some(report) = &run.record.sandbox else {
+        return Vec::new();
+    };
+    report
+        .sentinel_calls
+        .iter()
+        .filter(|call| call.name == "BROWSER" || OPENERS.contains(&call.name.as_str()))
+        .map(|call| {
+            let mut shown = call.name.clone();
+            for arg in &call.argv {
+                let _ = write!(shown, " {}", quoted(arg));
+            }
+            shown
+        })
+        .collect()
+}
+
+/// Whether one of the agent-facing `error` fields names one of `names` as a word
+/// (`DEMOCLI_TOKEN` is not named by `DEMOCLI_TOKEN_FILE`).
+fn names_one(error: &Value, names: &[String]) -> bool {
+    ERROR_FIELDS.iter().any(|field| {
+        let text = match error.get(*field) {
+            None | Some(Value::Null) => return false,
+            Some(Value::String(text)) => text.clone(),
+            Some(other) => other.to_string(),
+        };
+        names.iter().any(|name| names_word(&text, name))
+    })
+}
+
+/// Whether `name` occurs in `text` with no name character either side.
+fn names_word(text: &str, name: &str) -> bool {
+    let is_name_char = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + name.len()..].chars().next();
+        !before.is_some_and(is_name_char) && !after.is_some_and(is_name_char)
+    })
+}
+
+/// `stderr starts "Paste the code: "`, or that it is empty.
+fn stderr_start(run: &Judged<'_>) -> String {
+    let bytes = &run.record.stderr.bytes;
+    if bytes.is_empty() {
+        return "stderr is empty".to_string();
+    }
+    let start = String::from_utf8_lossy(&bytes[..bytes.len().min(SHOWN)]);
+    format!("stderr starts {}", quoted(&start))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::skips::{assert_passed, judged, judged_with, write};
+    use crate::checks::Status;
+    use crate::exec::{Exit, SandboxReport, SentinelCall};
+
+    /// A profile with a manifest, whose `list` command declares a token variable.
+    const WITH_MANIFEST: &str = r#"{
+        "schema_version": "1.0", "tool": "t", "command": ["sh"], "timeout_seconds": 5,
+        "manifest": ["manifest"],
+        "probes": [ { "name": "list", "argv": ["list"], "kind": "read" } ]
+    }"#;
+
+    const MANIFEST: &str = r#"{"ok":true,"data":{"secret_env_vars":["T_API_KEY"],"commands":{"list":{"token_env_vars":["T_TOKEN"]}}},"error":null,"warnings":[],"meta":{"exit_code":0,"duration_ms":0,"schema_version":"1.0"}}"#;
+
+    fn unauthenticated(hint: &str) -> String {
+        format!(
+            r#"{{"ok":false,"data":null,"error":{{"code":"UNAUTHENTICATED","message":"not logged in","retryable":false,"hint":{}}},"warnings":[],"meta":{{"exit_code":8,"duration_ms":0,"schema_version":"1.0"}}}}"#,
+            quoted(hint)
+        )
+    }
+
+    /// `headless_auth` over [`WITH_MANIFEST`], the headless run made as `fill` says.
+    fn headless(fill: impl Fn(&mut crate::exec::RunRecord)) -> Outcome {
+        judged_with(
+            WITH_MANIFEST,
+            CheckId::HeadlessAuth,
+            |run, record| match run.role.kind {
+                RunKind::Manifest => write(record, MANIFEST),
+                RunKind::Headless => {
+                    record.sandbox = Some(SandboxReport::default());
+                    fill(record);
+                }
+                _ => {}
+            },
+        )
+    }
+
+    #[test]
+    fn exit_8_naming_an_unset_token_variable_passes() {
+        let outcome = headless(|record| {
+            record.exit = Exit::Code(8);
+            write(
+                record,
+                &unauthenticated("set T_TOKEN, or run: t auth login"),
+            );
+        });
+        assert_passed(&outcome, 1);
+        // Success passes too: nothing was needed.
+        assert_passed(&headless(|_| {}), 1);
+        // Any other failure with an error envelope.
+        let outcome = headless(|record| {
+            record.exit = Exit::Code(12);
+            write(record, &unauthenticated("offline"));
+        });
+        assert_passed(&outcome, 1);
+    }
+
+    #[test]
+    fn exit_8_naming_no_unset_variable_fails_with_the_names() {
+        // T_TOKEN_FILE is another variable, not T_TOKEN.
+        let outcome = headless(|record| {
+            record.exit = Exit::Code(8);
+            write(record, &unauthenticated("set T_TOKEN_FILE"));
+        });
+        assert_eq!(outcome.status(), Status::Fail, "{outcome:#?}");
+        let detail = &outcome.failures[0].detail;
+        assert_eq!(
+            detail,
+            "exited 8 with T_API_KEY, T_TOKEN unset, but error UNAUTHENTICATED names none \
+             of them in error.message, error.fix_required, error.suggestion, error.hint, \
+             error.context; an agent without credentials needs the variable to set \
+             (REQ-C-021, REQ-F-063)"
+        );
+    }
+
+    #[test]
+    fn a_wait_for_a_pasted_code_fails_naming_the_timeout_and_the_unset_names() {
+        let outcome = headless(|record| {
+            record.timed_out = true;
+            record.exit = Exit::Unknown;
+            record.stderr.bytes = b"Open https://example.test/device and paste the code: ".to_vec();
+        });
+        assert_eq!(outcome.status(), Status::Fail);
+        let detail = &outcome.failures[0].detail;
+        assert!(detail.contains("no exit within the 5s limit"), "{detail}");
+        assert!(
+            detail.contains("with T_API_KEY, T_TOKEN unset and stdin open it kept waiting"),
+            "{detail}"
+        );
+        assert!(detail.contains("paste the code"), "{detail}");
+    }
+
+    #[test]
+    fn a_browser_sentinel_call_fails_naming_its_argv() {
+        let outcome = headless(|record| {
+            record.sandbox = Some(SandboxReport {
+                sentinel_calls: vec![SentinelCall {
+                    name: "xdg-open".into(),
+                    argv: vec!["https://example.test/login".into()],
+                }],
+                ..SandboxReport::default()
+            });
+        });
+        assert_eq!(outcome.status(), Status::Fail);
+        let detail = &outcome.failures[0].detail;
+        assert!(
+            detail.contains(
+                r#"launched a browser with T_API_KEY, T_TOKEN unset: the kit's sentinel was called as xdg-open "https://example.test/login""#
+            ),
+            "{detail}"
+        );
+    }
+
+    #[test]
+    fn a_failure_without_an_error_envelope_fails_with_its_exit_code() {
+        let outcome = headless(|record| {
+            record.exit = Exit::Code(4);
+            record.stderr.bytes = b"error: no TTY\n".to_vec();
+        });
+        assert_eq!(outcome.status(), Status::Fail);
+        let detail = &outcome.failures[0].detail;
+        assert!(
+            detail.contains(
+                "exited 4 with T_API_KEY, T_TOKEN unset, but stdout is not an error envelope"
+            ),
+            "{detail}"
+        );
+    }
+
+    #[test]
+    fn without_a_manifest_nothing_is_unset_and_an_exit_8_needs_no_name() {
+        // The skips profile has no manifest: an exit 8 with an envelope passes.
+        let outcome = judged(CheckId::HeadlessAuth, |run, record| {
+            if run.role.kind == RunKind::Headless {
+                record.exit = Exit::Code(8);
+                write(record, &unauthenticated("log in first"));
+            }
+        });
+        assert_passed(&outcome, 1);
+        // Without an envelope it still fails, saying nothing was unset.
+        let outcome = judged(CheckId::HeadlessAuth, |run, record| {
+            if run.role.kind == RunKind::Headless {
+                record.exit = Exit::Code(8);
+            }
+        });
+        assert_eq!(outcome.status(), Status::Fail);
+        assert!(outcome.failures[0].detail.starts_with(
+            "exited 8 with nothing unset (no manifest secret or token variable for it), but stdout"
+        ));
+    }
+
+    #[test]
+    fn a_profile_without_a_read_probe_skips() {
+        const NO_READ: &str = r#"{
+            "schema_version": "1.0", "tool": "t", "command": ["sh"], "timeout_seconds": 5,
+            "probes": [ { "name": "bad", "argv": ["list", "--nope"], "kind": "invalid" } ]
+        }"#;
+        let outcome = judged_with(NO_READ, CheckId::HeadlessAuth, |_, _| {});
+        assert_eq!(outcome.status(), Status::Skip);
+        assert_eq!(
+            outcome.skipped_reason.as_deref(),
+            Some("the profile has no read probe to run headless")
+        );
+    }
+
+    #[test]
+    fn names_are_matched_as_words() {
+        assert!(names_word("set T_TOKEN.", "T_TOKEN"));
+        assert!(names_word("T_TOKEN", "T_TOKEN"));
+        assert!(!names_word("set T_TOKEN_FILE", "T_TOKEN"));
+        assert!(!names_word("MY_T_TOKEN", "T_TOKEN"));
+        let error = serde_json::json!({"code": "X", "context": {"env": ["T_TOKEN"]}});
+        assert!(names_one(&error, &["T_TOKEN".to_string()]));
+    }
+}
