@@ -25,12 +25,15 @@ pub(crate) fn render(envelope: &Value, cap: usize) -> Result<String, serde_json:
         return Ok(whole);
     }
     let data = envelope.get("data").cloned().unwrap_or(Value::Null);
-    let Some((key, items)) = list_of(&data) else {
+    let left_out = || {
         let hint = format!(
             "data was {} bytes, over {MAX_OUTPUT_ENV}={cap}; unset or raise it to get it",
             whole.len()
         );
-        return line(&with_items(envelope, Value::Null, &hint, 0, None));
+        line(&with_items(envelope, Value::Null, &hint, 0, None))
+    };
+    let Some((key, items)) = list_of(&data) else {
+        return left_out();
     };
     let total = items.len();
     let hint = format!(
@@ -48,6 +51,10 @@ pub(crate) fn render(envelope: &Value, cap: usize) -> Result<String, serde_json:
         };
         with_items(envelope, data, &hint, kept, Some(total))
     };
+    if line(&cut(0))?.len() > cap {
+        // Even without its items the rest is too long: the list is not the bulk.
+        return left_out();
+    }
     // The most items that fit: the text grows with each item kept.
     let (mut fits, mut over) = (0, total);
     while fits + 1 < over {
@@ -119,6 +126,14 @@ mod tests {
         assert!(out["meta"]["truncation_hint"]
             .as_str()
             .is_some_and(|h| h.contains(MAX_OUTPUT_ENV)));
+    }
+
+    #[test]
+    fn data_whose_list_is_not_its_bulk_is_left_out_whole() {
+        let full = envelope(json!({ "required": ["a"], "properties": { "a": "x".repeat(500) } }));
+        let out: Value = serde_json::from_str(&render(&full, 300).expect("render")).expect("json");
+        assert_eq!(out["data"], Value::Null);
+        assert_eq!(out["meta"]["truncated"], true);
     }
 
     #[test]
