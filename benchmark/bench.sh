@@ -39,6 +39,9 @@ esac
 
 # Runs are made the way the README's comparison with the reference kit made them.
 unset CI NO_COLOR GITHUB_ACTIONS JENKINS_URL FORCE_COLOR CLICOLOR CLICOLOR_FORCE
+# bad/waits-for-device-code logs in from its own config dir only where the caller
+# set none (see README.md): the corpus's verdicts must not depend on the shell.
+unset XDG_CONFIG_HOME
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/conform-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

@@ -35,6 +35,9 @@ if [ ! -x "$conform" ]; then
 fi
 # Runs are made as the README's set-up makes them, whatever the caller's shell has.
 unset CI NO_COLOR GITHUB_ACTIONS JENKINS_URL FORCE_COLOR CLICOLOR CLICOLOR_FORCE
+# bad/waits-for-device-code logs in from its own config dir only where the caller
+# set none (see README.md): the corpus's verdicts must not depend on the shell.
+unset XDG_CONFIG_HOME
 
 if [ -n "${PROFILES:-}" ]; then
     read -r -a profiles <<<"$PROFILES"
