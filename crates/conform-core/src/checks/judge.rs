@@ -98,7 +98,7 @@ fn nothing_judged(ctx: &Context<'_>) -> String {
                 "{} (stdin {}) hit the {}s limit",
                 evidence::quoted(&run.planned.label),
                 run.record.stdin.as_str(),
-                run.planned.spec.limit.as_secs_f64()
+                run.record.limit.as_secs_f64()
             )
         })
         .collect();

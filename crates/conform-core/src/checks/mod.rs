@@ -226,7 +226,7 @@ impl Outcome {
                 run,
                 format!(
                     "no exit within the {}s limit; the kit killed its process group",
-                    run.planned.spec.limit.as_secs_f64()
+                    run.record.limit.as_secs_f64()
                 ),
             );
             return false;

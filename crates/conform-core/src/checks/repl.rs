@@ -39,7 +39,7 @@ fn judge(ctx: &Context<'_>) -> Outcome {
                     "{label} timed out after {}s: with stdin a pipe that never reached EOF it \
                      kept waiting, as an interactive session (REPL) does; {}. Without a \
                      terminal, show help and exit 0, or exit 4 (REQ-F-047)",
-                    run.planned.spec.limit.as_secs_f64(),
+                    run.record.limit.as_secs_f64(),
                     excerpts(&run)
                 ),
             );

@@ -79,10 +79,7 @@ fn pipes_closed(ctx: &Context<'_>) -> Outcome {
             format!("by {}", holders.join(", "))
         };
         let when = if run.planned.spec.stream {
-            format!(
-                "until the {}s deadline",
-                run.planned.spec.limit.as_secs_f64()
-            )
+            format!("until the {}s deadline", run.record.limit.as_secs_f64())
         } else {
             "past the grace after the kit killed what was left of its process group".to_string()
         };
@@ -140,7 +137,7 @@ fn judge_sigterm(outcome: &mut Outcome, run: &Judged<'_>, after_lines: u64) {
         outcome.fail(run, super::error_detail(error));
         return;
     }
-    let deadline = run.planned.spec.limit.as_secs_f64();
+    let deadline = run.record.limit.as_secs_f64();
     let line_count = lines(&record.stdout.bytes).count();
     if record.trigger != TriggerOutcome::Fired {
         let detail = if record.trigger == TriggerOutcome::AfterExit {
@@ -259,7 +256,7 @@ fn judge_sigpipe(outcome: &mut Outcome, run: &Judged<'_>) {
         outcome.fail(run, super::error_detail(error));
         return;
     }
-    let deadline = run.planned.spec.limit.as_secs_f64();
+    let deadline = run.record.limit.as_secs_f64();
     if record.trigger == TriggerOutcome::NotReached {
         outcome.fail(
             run,

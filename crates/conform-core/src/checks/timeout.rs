@@ -4,8 +4,6 @@
 //! (REQ-C-012, REQ-F-012). The slow network is a black-hole proxy: every proxy
 //! variable points at a local listener that accepts and never answers.
 
-use std::time::Duration;
-
 use serde_json::Value;
 
 use super::evidence::quoted;
@@ -13,7 +11,7 @@ use super::support::manifest_view;
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::exec::Exit;
 use crate::manifest;
-use crate::plan::{timeout_value, RunKind, RunRole};
+use crate::plan::{duration_of, timeout_value, RunKind, RunRole, TIMEOUT_SLACK};
 use crate::profile::ProbeKind;
 
 pub(super) const TIMEOUT_FLAG: CheckSpec = CheckSpec {
@@ -31,9 +29,6 @@ pub(super) const TIMEOUT_FLAG: CheckSpec = CheckSpec {
     ],
     judge: Judge::Alone(judge),
 };
-
-/// How long past its own `--timeout` a tool may take to write its error and exit.
-const GRACE: Duration = Duration::from_secs(2);
 
 /// The exit code and `error.code` of a timeout (REQ-F-012).
 const TIMEOUT_EXIT: i32 = 10;
@@ -102,7 +97,7 @@ fn judge(ctx: &Context<'_>) -> Outcome {
 }
 
 /// The run with `--timeout value` and every proxy at the black hole: it ends within
-/// the value plus [`GRACE`], never exits 2, and ends with an envelope.
+/// the value plus 2 s (the run's limit), never exits 2, and ends with an envelope.
 fn judge_black_hole(
     ctx: &Context<'_>,
     outcome: &mut Outcome,
@@ -115,7 +110,7 @@ fn judge_black_hole(
         return;
     }
     outcome.runs_checked += 1;
-    let limit = seconds(value) + GRACE;
+    let limit = duration_of(value) + TIMEOUT_SLACK;
     let elapsed = run.record.duration;
     let proxy = match run.record.proxy_connections {
         Some(1) => "; 1 connection reached the black-hole proxy".to_string(),
@@ -128,11 +123,9 @@ fn judge_black_hole(
         outcome.fail(
             run,
             format!(
-                "{head} did not exit within the {}s limit (elapsed {:.1}s, V + 2 s is \
-                 {:.1}s){proxy}; the kit killed it. A network wait ends at the tool's own \
-                 --timeout (REQ-C-012, REQ-F-012)",
-                run.planned.spec.limit.as_secs_f64(),
-                elapsed.as_secs_f64(),
+                "{head} did not exit within V + 2 s = {:.1}s{proxy}; the kit killed it \
+                 then. A network wait ends at the tool's own --timeout (REQ-C-012, \
+                 REQ-F-012)",
                 limit.as_secs_f64()
             ),
         );
@@ -242,23 +235,6 @@ fn declared_retryable(manifest: &Value, command: &Value) -> Option<bool> {
         .as_bool()
 }
 
-/// A timeout value in seconds: a number with an optional unit, seconds without
-/// one (the planner passes `1`, or `1` and the unit of the flag's default).
-fn seconds(value: &str) -> Duration {
-    let unit_at = value
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(value.len());
-    let (number, unit) = value.split_at(unit_at);
-    let number: f64 = number.parse().unwrap_or(1.0);
-    let scale = match unit {
-        "ms" => 0.001,
-        "m" | "min" => 60.0,
-        "h" => 3600.0,
-        _ => 1.0,
-    };
-    Duration::try_from_secs_f64(number * scale).unwrap_or(Duration::from_secs(1))
-}
-
 /// A JSON value in a detail, `none` when missing.
 fn shown(value: Option<&Value>) -> String {
     value.map_or_else(
@@ -278,6 +254,7 @@ mod tests {
     use crate::exec::RunRecord;
     use crate::plan::PlannedRun;
     use serde_json::json;
+    use std::time::Duration;
 
     const PROFILE: &str = r#"{
         "schema_version": "1.0", "tool": "t", "command": ["sh"], "timeout_seconds": 5,
@@ -381,14 +358,14 @@ mod tests {
             if run.role.kind == RunKind::TimeoutBlackHole {
                 record.exit = Exit::Unknown;
                 record.timed_out = true;
-                record.duration = Duration::from_secs(5);
+                record.duration = Duration::from_secs(3);
                 write(record, "");
             }
             true
         });
         assert!(detail(&outcome).contains(
-            "did not exit within the 5s limit (elapsed 5.0s, V + 2 s is 3.0s); 1 connection \
-             reached the black-hole proxy"
+            "did not exit within V + 2 s = 3.0s; 1 connection reached the black-hole proxy; \
+             the kit killed it then"
         ));
     }
 
@@ -460,13 +437,5 @@ mod tests {
             .skipped_reason
             .as_deref()
             .is_some_and(|r| r.starts_with("the tool gave no valid manifest")));
-    }
-
-    #[test]
-    fn timeout_values_are_read_in_seconds() {
-        assert_eq!(seconds("1"), Duration::from_secs(1));
-        assert_eq!(seconds("1s"), Duration::from_secs(1));
-        assert_eq!(seconds("1ms"), Duration::from_millis(1));
-        assert_eq!(seconds("1m"), Duration::from_secs(60));
     }
 }

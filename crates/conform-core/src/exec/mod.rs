@@ -226,6 +226,8 @@ pub(crate) struct RunRecord {
     /// for set variables and `-NAME` for removed ones (only those actually present).
     pub env_changes: Vec<String>,
     pub exit: Exit,
+    /// The run's limit as it was made (a derived run's may differ from its plan's).
+    pub limit: Duration,
     /// The run hit its limit and the kit killed the process group.
     pub timed_out: bool,
     pub duration: Duration,
@@ -337,6 +339,7 @@ impl RunRecord {
             stdin: spec.stdin,
             env_changes: spawn::env_changes(spec),
             exit: Exit::Unknown,
+            limit: spec.limit,
             timed_out: false,
             duration: Duration::ZERO,
             stdout: Captured::default(),

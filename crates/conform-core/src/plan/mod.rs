@@ -22,7 +22,10 @@ use std::time::Duration;
 use crate::exec::{Output, RunSpec, StdinMode};
 use crate::profile::{LoadedProfile, ProbeKind};
 
-pub(crate) use derive::{prefixes, timeout_value, Derived, BAD_CURSOR, GENERIC_ENV, SIZE_CAP_FROM};
+pub(crate) use derive::{
+    duration_of, prefixes, timeout_value, Derived, BAD_CURSOR, GENERIC_ENV, SIZE_CAP_FROM,
+    TIMEOUT_SLACK,
+};
 pub(crate) use kind::{
     KitRun, OrderRun, Placement, RunKind, RunRole, Subject, GERMAN_LOCALE, HALLUCINATED,
 };
