@@ -209,4 +209,6 @@ broken! {
     output_schema_says_object => "output-schema-says-object",
     waits_for_device_code => "waits-for-device-code",
     env_substring_match => "env-substring-match",
+    truncates_silently => "truncates-silently",
+    timeout_ignored_behind_proxy => "timeout-ignored-behind-proxy",
 }
