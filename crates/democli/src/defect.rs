@@ -123,10 +123,16 @@ pub enum Defect {
     /// `deployments list ENV` takes any text and keeps the deployments whose env contains
     /// it: `../staging` is looked up, not rejected, and gives an empty list.
     EnvSubstringMatch,
+    /// Under `DEMOCLI_MAX_OUTPUT_BYTES` items are dropped until the envelope fits, but
+    /// `meta` does not say so: no `truncated`, hint, `returned_count` or `total_count`.
+    TruncatesSilently,
+    /// `releases` ignores `--timeout` once a proxy is set: it waits on the proxy until
+    /// it answers or a signal ends democli.
+    TimeoutIgnoredBehindProxy,
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 50] = [
+    pub const ALL: [(&'static str, Defect); 52] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -198,6 +204,11 @@ impl Defect {
         ("output-schema-says-object", Defect::OutputSchemaSaysObject),
         ("waits-for-device-code", Defect::WaitsForDeviceCode),
         ("env-substring-match", Defect::EnvSubstringMatch),
+        ("truncates-silently", Defect::TruncatesSilently),
+        (
+            "timeout-ignored-behind-proxy",
+            Defect::TimeoutIgnoredBehindProxy,
+        ),
     ];
 
     pub fn from_name(name: &str) -> Option<Defect> {

@@ -156,7 +156,7 @@ fn run(started: Instant) -> io::Result<u8> {
                     let mut reply_envelope = envelope(0, reply.data, None, meta.finish(0));
                     reply_envelope["warnings"] = Value::Array(reply.warnings);
                     if let Some(cap) = cap {
-                        output_cap::fit(&mut reply_envelope, cap, reply.resume);
+                        output_cap::fit(&mut reply_envelope, cap, reply.resume, faults);
                     }
                     let reply = reply_envelope;
                     if !(paged && desktop::page(&format!("{reply}\n"))) {

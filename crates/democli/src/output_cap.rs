@@ -8,6 +8,7 @@
 use serde_json::{json, Value};
 
 use crate::commands::Resume;
+use crate::defect::{Defect, Faults};
 use crate::error::CliError;
 
 pub const MAX_OUTPUT_ENV: &str = "DEMOCLI_MAX_OUTPUT_BYTES";
@@ -42,7 +43,7 @@ fn size(envelope: &Value) -> usize {
 
 /// Cut the list in `envelope`'s `data` so the envelope fits in `cap` bytes, if it does
 /// not already. When even an empty list does not fit, the list is emptied anyway.
-pub fn fit(envelope: &mut Value, cap: usize, resume: Option<Resume>) {
+pub fn fit(envelope: &mut Value, cap: usize, resume: Option<Resume>, faults: Faults) {
     if size(envelope) <= cap {
         return;
     }
@@ -63,7 +64,9 @@ pub fn fit(envelope: &mut Value, cap: usize, resume: Option<Resume>) {
         if let Some(list) = list_mut(&mut cut, key.as_deref()) {
             *list = items[..kept].to_vec();
         }
-        mark(&mut cut, cap, kept, total, &total_count, resume);
+        if !faults.on(Defect::TruncatesSilently) {
+            mark(&mut cut, cap, kept, total, &total_count, resume);
+        }
         cut
     };
     // The size grows with the items kept: find the most that fit.
@@ -148,7 +151,7 @@ mod tests {
     fn drops_items_from_the_end_until_it_fits() {
         let mut value = envelope(20);
         let cap = size(&value) / 2;
-        fit(&mut value, cap, None);
+        fit(&mut value, cap, None, Faults::default());
         assert!(size(&value) <= cap);
         let kept = value["data"].as_array().map_or(0, Vec::len);
         assert!(kept > 0 && kept < 20);
@@ -166,7 +169,7 @@ mod tests {
         let mut value = envelope(3);
         let before = value.clone();
         let cap = size(&value);
-        fit(&mut value, cap, None);
+        fit(&mut value, cap, None, Faults::default());
         assert_eq!(value, before);
     }
 
@@ -174,7 +177,7 @@ mod tests {
     fn a_list_under_one_key_is_cut_and_a_tiny_cap_empties_it() {
         let mut value =
             json!({ "ok": true, "data": { "source": "local", "releases": [1, 2, 3] }, "meta": {} });
-        fit(&mut value, 10, None);
+        fit(&mut value, 10, None, Faults::default());
         assert_eq!(value["data"]["releases"], json!([]));
         assert_eq!(value["meta"]["returned_count"], 0);
     }

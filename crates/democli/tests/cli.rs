@@ -1031,6 +1031,8 @@ const CHECKS: &[&str] = &[
     "output_schema_valid",
     "headless_auth",
     "hallucinated_input_rejected",
+    "output_size_cap",
+    "timeout_flag",
 ];
 
 #[test]
@@ -1448,6 +1450,72 @@ fn a_cut_page_hands_out_a_cursor_for_exactly_the_rest() {
     let mut joined = kept;
     joined.extend(ids(&rest["data"]));
     assert_eq!(joined, ids(&all["data"]));
+}
+
+#[test]
+fn defect_truncates_silently_cuts_the_list_without_saying_so() {
+    let sandbox = Sandbox::new();
+    let args = ["events", "--no-stream"];
+    let full = sandbox.run(&args);
+    let whole = full.envelope();
+    let cap = full.stdout.len() / 2;
+    let mut cmd = sandbox.with_defect("truncates-silently", &args);
+    cmd.env("DEMOCLI_MAX_OUTPUT_BYTES", cap.to_string());
+    let run = Run::from(cmd);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.len() <= cap,
+        "{} bytes over {cap}",
+        run.stdout.len()
+    );
+    let cut = run.envelope();
+    let kept = cut["data"].as_array().expect("a list").len();
+    assert!(kept > 0 && kept < 20, "{kept}");
+    assert_eq!(
+        cut["data"].as_array().map(Vec::as_slice),
+        whole["data"].as_array().map(|all| &all[..kept])
+    );
+    // Items are gone, and nothing in meta says so.
+    let meta = cut["meta"].as_object().expect("meta");
+    for indicator in [
+        "truncated",
+        "truncation_hint",
+        "returned_count",
+        "total_count",
+    ] {
+        assert!(!meta.contains_key(indicator), "{indicator}: {meta:?}");
+    }
+}
+
+#[test]
+fn defect_timeout_ignored_behind_proxy_waits_past_the_timeout() {
+    let proxy = FakeProxy::start(None);
+    let sandbox = Sandbox::new();
+    let mut cmd = sandbox.std_cmd(&["releases", "--timeout", "1s"]);
+    cmd.env("DEMOCLI_DEFECT", "timeout-ignored-behind-proxy")
+        .env("HTTPS_PROXY", &proxy.url);
+    let started = Instant::now();
+    let mut child = cmd.spawn().expect("spawn");
+    assert_eq!(
+        proxy.request(),
+        "CONNECT registry.democli.invalid:443 HTTP/1.1"
+    );
+    // Showing that an exit does not come needs time to pass: the reference exits 10
+    // at its 1 s timeout, and conform allows 2 s more.
+    let past_the_timeout = Duration::from_secs(3);
+    std::thread::sleep(past_the_timeout.saturating_sub(started.elapsed()));
+    let still_running = child.try_wait().expect("wait").is_none();
+    let pid = i32::try_from(child.id()).expect("pid fits");
+    kill(Pid::from_raw(pid), Signal::SIGINT).expect("send SIGINT");
+    let status = wait_bounded(&mut child);
+    assert!(still_running, "it exited ({status}) within its timeout");
+    assert_eq!(status.code(), Some(130));
+    let mut stdout = String::new();
+    if let Some(mut pipe) = child.stdout.take() {
+        std::io::Read::read_to_string(&mut pipe, &mut stdout).expect("stdout");
+    }
+    let envelope: Value = serde_json::from_str(stdout.trim_end()).expect("an envelope");
+    assert_eq!(envelope["error"]["code"], "CANCELLED");
 }
 
 #[test]

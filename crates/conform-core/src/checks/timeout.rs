@@ -120,13 +120,16 @@ fn judge_black_hole(
     let head =
         format!("with --timeout {value} and every proxy at a listener that never answers, it");
     if run.record.timed_out {
+        // The run's limit is V + 2 s (the planner sets it when it completes the run),
+        // not the profile's timeout that `planned.spec` still holds.
         outcome.fail(
             run,
             format!(
-                "{head} did not exit within V + 2 s = {:.1}s{proxy}; the kit killed it \
-                 then. A network wait ends at the tool's own --timeout (REQ-C-012, \
-                 REQ-F-012)",
-                limit.as_secs_f64()
+                "{head} did not exit within V + 2 s = {:.1}s (elapsed {:.1}s){proxy}; the \
+                 kit killed it. A network wait ends at the tool's own --timeout \
+                 (REQ-C-012, REQ-F-012)",
+                limit.as_secs_f64(),
+                elapsed.as_secs_f64()
             ),
         );
         return;
@@ -364,8 +367,9 @@ mod tests {
             true
         });
         assert!(detail(&outcome).contains(
-            "did not exit within V + 2 s = 3.0s; 1 connection reached the black-hole proxy; \
-             the kit killed it then"
+            "with --timeout 1s and every proxy at a listener that never answers, it did not \
+             exit within V + 2 s = 3.0s (elapsed 3.0s); 1 connection reached the black-hole \
+             proxy; the kit killed it"
         ));
     }
 

@@ -89,11 +89,26 @@ fn assert_broken(name: &str) {
         .filter(|(check, _)| want.contains(*check))
     {
         let details = run.details(check);
-        let words = words.as_str().unwrap_or_default();
-        assert!(
-            details.contains(words),
-            "{name}: {check} should say {words:?}, said:\n{details}"
-        );
+        for words in phrases(name, check, words) {
+            assert!(
+                details.contains(words),
+                "{name}: {check} should say {words:?}, said:\n{details}"
+            );
+        }
+    }
+}
+
+/// A `message_contains` entry: one phrase, or several that must all appear (a detail
+/// names several things, and numbers that vary between runs sit between them).
+fn phrases<'a>(name: &str, check: &str, words: &'a Value) -> Vec<&'a str> {
+    let phrases: Option<Vec<&str>> = match words {
+        Value::String(phrase) => Some(vec![phrase.as_str()]),
+        Value::Array(list) => list.iter().map(Value::as_str).collect(),
+        _ => None,
+    };
+    match phrases {
+        Some(phrases) if !phrases.is_empty() && phrases.iter().all(|p| !p.is_empty()) => phrases,
+        _ => panic!("{name}: message_contains.{check} must be a phrase or a list of phrases"),
     }
 }
 
@@ -194,4 +209,6 @@ broken! {
     output_schema_says_object => "output-schema-says-object",
     waits_for_device_code => "waits-for-device-code",
     env_substring_match => "env-substring-match",
+    truncates_silently => "truncates-silently",
+    timeout_ignored_behind_proxy => "timeout-ignored-behind-proxy",
 }

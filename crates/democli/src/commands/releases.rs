@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::{Outcome, Reply};
+use crate::defect::Defect;
 use crate::error::{CliError, Failure, Status};
 use crate::net::{self, Waited, REGISTRY_URL};
 use crate::output::table;
@@ -24,6 +25,7 @@ pub fn run(args: &Parsed, ctx: &super::Ctx) -> Result<Outcome, Failure> {
 
     let mut warnings = Vec::new();
     if let Some(proxy) = proxy {
+        let timeout = timeout.filter(|_| !ctx.ui.faults.on(Defect::TimeoutIgnoredBehindProxy));
         match net::ask(&proxy, timeout) {
             Waited::TimedOut => return Err(timed_out(&proxy, timeout).into()),
             Waited::Interrupted(signal) => return Err(CliError::interrupted(signal).into()),
