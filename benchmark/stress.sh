@@ -42,7 +42,7 @@ unset XDG_CONFIG_HOME
 if [ -n "${PROFILES:-}" ]; then
     read -r -a profiles <<<"$PROFILES"
 else
-    profiles=(conformance/profiles/democli.json conformance/profiles/bad/*.json)
+    profiles=(conformance/profiles/democli.json conformance/profiles/democli-full.json conformance/profiles/bad/*.json)
 fi
 read -r -a extra <<<"${ARGS:-}"
 
