@@ -233,6 +233,18 @@ mod tests {
     }
 
     #[test]
+    fn the_guards_pass_a_tool_that_reads_only_its_prefixed_name_and_cuts_a_long_string() {
+        // democli reads DEMOCLI_MAX_OUTPUT_BYTES, never TOOL_MAX_OUTPUT_BYTES: both are
+        // set, so it is capped all the same. Its data here is one long string, cut:
+        // no list to count, so returned_count is not compared with items.
+        let cut = format!(
+            r#"{{"ok":true,"data":{{"log":"{}"}},"error":null,"warnings":[],"meta":{{"exit_code":0,"duration_ms":0,"truncated":true,"truncation_hint":"read the log with --since","returned_count":1,"total_count":null}}}}"#,
+            "x".repeat(400)
+        );
+        assert_passed(&judged(Some(cut)), 1);
+    }
+
+    #[test]
     fn a_silent_cut_names_the_cap_the_names_the_bytes_and_the_missing_indicator() {
         let outcome = judged(Some(listing(5, "")));
         assert_eq!(outcome.status(), Status::Fail, "{outcome:#?}");
