@@ -96,6 +96,15 @@ impl<'a> Context<'a> {
         self.runs(|r| *r == role).into_iter().next()
     }
 
+    /// The stdin-closed run of the probe `run` was made from, when it finished: what
+    /// a probe's other runs are compared with. `None` for a baseline that hung (the
+    /// hang checks report it) or a run made from no probe.
+    pub(crate) fn baseline(&self, run: &Judged<'_>) -> Option<Judged<'a>> {
+        let probe = run.planned.role.probe_index()?;
+        self.run(RunRole::probe(RunKind::Closed, probe))
+            .filter(Judged::finished)
+    }
+
     /// The run's stdout as exactly one valid ResponseEnvelope, or why it is not.
     pub(crate) fn envelope(&self, run: &Judged<'_>) -> &Result<Value, String> {
         self.envelopes[run.index].get_or_init(|| support::output::parse(run))

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::support;
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
-use crate::plan::{RunKind, RunRole, GERMAN_LOCALE};
+use crate::plan::{RunKind, GERMAN_LOCALE};
 
 pub(super) const UNKNOWN_COMMAND_EXIT_2: CheckSpec = CheckSpec {
     id: CheckId::UnknownCommandExit2,
@@ -124,15 +124,9 @@ fn locale(ctx: &Context<'_>) -> Outcome {
     // Finished locale runs; one counts once its exit differed or its data was compared.
     let mut looked_at = 0;
     for run in ctx.runs_of(&[RunKind::Locale]) {
-        let Some(probe) = run.planned.role.probe_index() else {
-            continue;
+        let Some(baseline) = ctx.baseline(&run) else {
+            continue; // no_hang_stdin_closed reports a baseline that hung
         };
-        let Some(baseline) = ctx.run(RunRole::probe(RunKind::Closed, probe)) else {
-            continue;
-        };
-        if !baseline.finished() {
-            continue; // no_hang_stdin_closed reports it
-        }
         if !run.finished() {
             outcome.completed(&run); // counts it, failing it
             continue;

@@ -41,14 +41,9 @@ fn judge(ctx: &Context<'_>) -> Outcome {
     }
     let with_all = ctx.runs_of(&[RunKind::GenericEnv]);
     for run in &with_all {
-        let Some(probe) = run.planned.role.probe_index() else {
-            continue;
-        };
-        let Some(baseline) = ctx
-            .run(RunRole::probe(RunKind::Closed, probe))
-            .filter(Judged::finished)
+        let (Some(probe), Some(baseline)) = (run.planned.role.probe_index(), ctx.baseline(run))
         else {
-            continue; // no_hang_stdin_closed reports it
+            continue; // no_hang_stdin_closed reports a baseline that hung
         };
         if !outcome.completed(run) {
             continue;

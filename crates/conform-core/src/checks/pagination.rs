@@ -11,7 +11,7 @@ use super::support::{data, manifest_view};
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::manifest;
 use crate::plan::{RunKind, RunRole, BAD_CURSOR};
-use crate::profile::{Probe, ProbeKind};
+use crate::profile::Probe;
 
 pub(super) const PAGINATION_CONTRACT: CheckSpec = CheckSpec {
     id: CheckId::PaginationContract,
@@ -44,13 +44,7 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         }
     };
     let mut lists = 0;
-    for (index, probe) in ctx.profile.profile.probes.iter().enumerate() {
-        if probe.kind != ProbeKind::Read {
-            continue;
-        }
-        let Some((_, command)) = manifest::command_for(manifest, &probe.argv) else {
-            continue; // profile_consistency reports a probe the manifest lacks
-        };
+    for (index, probe, _, command) in manifest_view::read_commands(ctx, manifest) {
         let limit = manifest::local_flag(command, "limit");
         let cursor = manifest::local_flag(command, "cursor");
         if limit.is_none() && cursor.is_none() {

@@ -12,7 +12,6 @@ use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::exec::Exit;
 use crate::manifest;
 use crate::plan::{duration_of, timeout_value, RunKind, RunRole, TIMEOUT_SLACK};
-use crate::profile::ProbeKind;
 
 pub(super) const TIMEOUT_FLAG: CheckSpec = CheckSpec {
     id: CheckId::TimeoutFlag,
@@ -43,13 +42,7 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         }
     };
     let mut judged = 0;
-    for (index, probe) in ctx.profile.profile.probes.iter().enumerate() {
-        if probe.kind != ProbeKind::Read {
-            continue;
-        }
-        let Some((path, command)) = manifest::command_for(manifest, &probe.argv) else {
-            continue; // profile_consistency reports a probe the manifest lacks
-        };
+    for (index, _, path, command) in manifest_view::read_commands(ctx, manifest) {
         let network = command.get("has_network_io") == Some(&Value::Bool(true));
         let flag = manifest::flag(manifest, command, "timeout");
         match flag {

@@ -4,7 +4,9 @@
 use serde_json::Value;
 
 use crate::checks::{schemas, Context, Judged};
+use crate::manifest;
 use crate::plan::{RunKind, RunRole};
+use crate::profile::{Probe, ProbeKind};
 
 /// The manifest run's `data`, when the run exited 0 with a valid envelope whose data
 /// is a valid ManifestResponse.
@@ -50,3 +52,22 @@ pub(crate) fn for_checks<'c>(ctx: &'c Context<'_>) -> Result<&'c Value, &'static
 }
 
 pub(crate) use crate::manifest::command_of;
+
+/// Each read probe that names a command of `manifest`: its index, the probe, and the
+/// command's path and entry. A probe the manifest lacks is left out:
+/// `profile_consistency` reports it.
+pub(crate) fn read_commands<'c>(
+    ctx: &'c Context<'_>,
+    manifest: &'c Value,
+) -> impl Iterator<Item = (usize, &'c Probe, String, &'c Value)> {
+    ctx.profile
+        .profile
+        .probes
+        .iter()
+        .enumerate()
+        .filter(|(_, probe)| probe.kind == ProbeKind::Read)
+        .filter_map(move |(index, probe)| {
+            let (path, command) = manifest::command_for(manifest, &probe.argv)?;
+            Some((index, probe, path, command))
+        })
+}
