@@ -16,10 +16,13 @@
 //! second attempt stands, with the first kept as evidence. A tool blocked in a read
 //! or a sleep waits for no CPU, so a real hang is never made again.
 
+use std::cell::OnceCell;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+use serde_json::Value;
 
 use crate::exec::{Reactor, RunError, RunErrorKind, RunRecord, RunSpec};
 use crate::exit::panic_message;
@@ -127,6 +130,9 @@ struct Pool<'p> {
     ready: VecDeque<RunKey>,
     /// The specs of derived runs, completed when they became ready.
     derived: Vec<Vec<Option<RunSpec>>>,
+    /// Each plan's manifest run's `data`, read once, when the first run derived
+    /// from it became ready (it has finished by then).
+    manifests: Vec<OnceCell<Option<Value>>>,
 }
 
 impl<'p> Pool<'p> {
@@ -162,6 +168,7 @@ impl<'p> Pool<'p> {
                 .iter()
                 .map(|plan| vec![None; plan.runs.len()])
                 .collect(),
+            manifests: vec![OnceCell::new(); plans.len()],
         }
     }
 
@@ -183,7 +190,16 @@ impl<'p> Pool<'p> {
         let Some(derived) = &planned.derived else {
             return true;
         };
-        let spec = derived.spec(&planned.spec, &self.records[p]);
+        let records = &self.records[p];
+        let manifest = derived.manifest.and_then(|run| {
+            self.manifests[p]
+                .get_or_init(|| {
+                    let record = records.get(run)?.as_ref()?;
+                    crate::manifest::data_of(&record.stdout.bytes)
+                })
+                .as_ref()
+        });
+        let spec = derived.spec(&planned.spec, records, manifest);
         let needed = spec.is_some();
         self.derived[p][index] = spec;
         needed

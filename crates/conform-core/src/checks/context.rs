@@ -23,6 +23,9 @@ pub(crate) struct Context<'a> {
     /// The manifest's `data` validated as a ManifestResponse, once for every check
     /// that reads it.
     pub(super) manifest_verdict: OnceCell<Result<(), String>>,
+    /// The manifest run's `data` read leniently, once: as the planner read it to
+    /// shape the runs derived from it.
+    manifest_as_read: OnceCell<Option<Value>>,
 }
 
 impl<'a> Context<'a> {
@@ -34,6 +37,7 @@ impl<'a> Context<'a> {
             envelopes: vec![OnceCell::new(); records.len()],
             reads: RefCell::new(None),
             manifest_verdict: OnceCell::new(),
+            manifest_as_read: OnceCell::new(),
         }
     }
 
@@ -94,6 +98,18 @@ impl<'a> Context<'a> {
     /// The one made run with exactly this role.
     pub(crate) fn run(&self, role: RunRole) -> Option<Judged<'a>> {
         self.runs(|r| *r == role).into_iter().next()
+    }
+
+    /// The manifest run's `data` as the planner read it when it shaped the runs
+    /// derived from it (leniently: whether it is valid is `manifest_valid`'s), so a
+    /// check sees exactly what those runs were made with.
+    pub(crate) fn manifest_as_read(&self) -> Option<&Value> {
+        self.manifest_as_read
+            .get_or_init(|| {
+                let run = self.run(RunRole::command(RunKind::Manifest))?;
+                crate::manifest::data_of(&run.record.stdout.bytes)
+            })
+            .as_ref()
     }
 
     /// The stdin-closed run of the probe `run` was made from, when it finished: what

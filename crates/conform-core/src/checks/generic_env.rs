@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::evidence::quoted;
 use super::{support, CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::manifest;
-use crate::plan::{RunKind, RunRole, GENERIC_ENV};
+use crate::plan::{RunKind, GENERIC_ENV};
 use crate::profile::ProbeKind;
 
 pub(super) const GENERIC_ENV_IGNORED: CheckSpec = CheckSpec {
@@ -168,13 +168,10 @@ fn culprits(ctx: &Context<'_>, baseline: &Judged<'_>, probe: usize) -> String {
 
 /// Whether the manifest declares every generic variable (then none is set).
 fn declares_them_all(ctx: &Context<'_>) -> bool {
-    let Some(manifest) = ctx
-        .run(RunRole::command(RunKind::Manifest))
-        .and_then(|run| manifest::data_of(&run.record.stdout.bytes))
-    else {
+    let Some(manifest) = ctx.manifest_as_read() else {
         return false;
     };
-    let declared = manifest::declared_env_names(&manifest);
+    let declared = manifest::declared_env_names(manifest);
     GENERIC_ENV.iter().all(|(name, _)| declared.contains(*name))
 }
 

@@ -12,7 +12,7 @@ use super::evidence::quoted;
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::exec::OPENERS;
 use crate::manifest;
-use crate::plan::{RunKind, RunRole};
+use crate::plan::RunKind;
 use crate::profile::ProbeKind;
 
 pub(super) const HEADLESS_AUTH: CheckSpec = CheckSpec {
@@ -124,10 +124,7 @@ fn judge(ctx: &Context<'_>) -> Outcome {
 /// the manifest is valid is `manifest_valid`'s), so these are exactly the names
 /// that were unset.
 fn unset_names(ctx: &Context<'_>, run: &Judged<'_>) -> Vec<String> {
-    let Some(manifest) = ctx
-        .run(RunRole::command(RunKind::Manifest))
-        .and_then(|m| manifest::data_of(&m.record.stdout.bytes))
-    else {
+    let Some(manifest) = ctx.manifest_as_read() else {
         return Vec::new();
     };
     let Some(probe) = run

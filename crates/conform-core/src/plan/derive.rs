@@ -34,18 +34,25 @@ pub(crate) struct Given<'r> {
     pub argv: &'r [String],
     pub baseline: Option<&'r RunRecord>,
     /// The manifest run's `data`, read leniently (validity is `manifest_valid`'s).
-    pub manifest: Option<Value>,
+    pub manifest: Option<&'r Value>,
     pub earlier: Option<&'r RunRecord>,
 }
 
 impl Derived {
-    /// The spec to run, or `None` when the run is not needed.
-    pub(crate) fn spec(&self, planned: &RunSpec, records: &Records) -> Option<RunSpec> {
+    /// The spec to run, or `None` when the run is not needed. `manifest` is the
+    /// manifest run's `data` ([`manifest::data_of`]), which the caller reads once
+    /// for every run derived from it.
+    pub(crate) fn spec(
+        &self,
+        planned: &RunSpec,
+        records: &Records,
+        manifest: Option<&Value>,
+    ) -> Option<RunSpec> {
         let record = |index: Option<RunIndex>| index.and_then(|i| records.get(i)?.as_ref());
         let given = Given {
             argv: &self.argv,
             baseline: record(self.baseline),
-            manifest: record(self.manifest).and_then(|run| manifest::data_of(&run.stdout.bytes)),
+            manifest: self.manifest.and(manifest),
             earlier: record(self.earlier),
         };
         let mut spec = planned.clone();
@@ -101,7 +108,7 @@ fn size_cap(spec: &mut RunSpec, given: &Given<'_>) -> bool {
 
 /// The declared secret and token variables unset, when the manifest names any.
 fn headless(spec: &mut RunSpec, given: &Given<'_>) -> bool {
-    if let Some(manifest) = &given.manifest {
+    if let Some(manifest) = given.manifest {
         let command = manifest::command_for(manifest, given.argv).map(|(_, entry)| entry);
         spec.env_remove
             .extend(manifest::secret_names(manifest, command));
@@ -124,7 +131,6 @@ fn page_limit(_: &mut RunSpec, given: &Given<'_>) -> bool {
 fn declares(given: &Given<'_>, name: &str) -> bool {
     given
         .manifest
-        .as_ref()
         .is_some_and(|manifest| local_flag(given, manifest, name).is_some())
 }
 
@@ -156,7 +162,7 @@ pub(crate) fn next_cursor(run: &RunRecord) -> Option<String> {
 
 /// `--timeout V` with V one unit of the flag's type; no run without the flag.
 fn timeout(spec: &mut RunSpec, given: &Given<'_>) -> bool {
-    let Some(manifest) = &given.manifest else {
+    let Some(manifest) = given.manifest else {
         return false;
     };
     let Some((_, command)) = manifest::command_for(manifest, given.argv) else {
@@ -211,7 +217,7 @@ pub(crate) fn timeout_value(flag: &Value) -> String {
 /// The generic variables the manifest does not declare; no run when it declares
 /// them all.
 fn generic_env(spec: &mut RunSpec, given: &Given<'_>) -> bool {
-    if let Some(manifest) = &given.manifest {
+    if let Some(manifest) = given.manifest {
         let declared = manifest::declared_env_names(manifest);
         spec.env_set.retain(|(name, _)| !declared.contains(name));
     }

@@ -332,10 +332,12 @@ mod tests {
         let closed = at(RunRole::probe(RunKind::Closed, 0));
         records[closed] = Some(record(closed, envelope("[1]", 0)));
         let complete = |run: &PlannedRun, records: &Records| {
-            run.derived
-                .as_ref()
-                .expect("a derived run")
-                .spec(&run.spec, records)
+            let derived = run.derived.as_ref().expect("a derived run");
+            let manifest = derived
+                .manifest
+                .and_then(|i| records[i].as_ref())
+                .and_then(|record| crate::manifest::data_of(&record.stdout.bytes));
+            derived.spec(&run.spec, records, manifest.as_ref())
         };
 
         // The headless run: the root secret and the command's token, not another
