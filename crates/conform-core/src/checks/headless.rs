@@ -135,8 +135,8 @@ fn unset_names(ctx: &Context<'_>, run: &Judged<'_>) -> Vec<String> {
     else {
         return Vec::new();
     };
-    let command = manifest::command_for(&manifest, &probe.argv).map(|(_, entry)| entry);
-    manifest::secret_names(&manifest, command)
+    let command = manifest::command_for(manifest, &probe.argv).map(|(_, entry)| entry);
+    manifest::secret_names(manifest, command)
 }
 
 /// `A, B unset`, or why nothing was.
