@@ -56,13 +56,7 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         }
     }
     if outcome.runs_checked == 0 {
-        let has_read = ctx
-            .profile
-            .profile
-            .probes
-            .iter()
-            .any(|p| p.kind == ProbeKind::Read);
-        outcome.skip(if has_read {
+        outcome.skip(if ctx.profile.profile.has_probe(ProbeKind::Read) {
             "no read probe's stdin-closed run ended in time, so none ran on a terminal \
              (no_hang_stdin_closed reports it)"
         } else {

@@ -70,7 +70,7 @@ pub(super) fn judge(ctx: &Context<'_>) -> DestructiveOutcomes {
         stable: Outcome::new(CheckId::DryRunStable),
     };
     let probes = &ctx.profile.profile.probes;
-    if !probes.iter().any(|p| p.kind == ProbeKind::Destructive) {
+    if !ctx.profile.profile.has_probe(ProbeKind::Destructive) {
         out.refuses.skip(NO_DESTRUCTIVE);
         out.preview.skip(NO_DESTRUCTIVE);
         out.stable.skip(NO_DESTRUCTIVE);

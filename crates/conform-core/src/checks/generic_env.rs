@@ -34,8 +34,7 @@ const SHOWN: usize = 120;
 
 fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::GenericEnvIgnored);
-    let probes = &ctx.profile.profile.probes;
-    if !probes.iter().any(|probe| probe.kind == ProbeKind::Read) {
+    if !ctx.profile.profile.has_probe(ProbeKind::Read) {
         outcome.skip("the profile has no read probe to run with the generic variables");
         return outcome;
     }

@@ -36,8 +36,7 @@ const SHOWN: usize = 160;
 
 fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::HeadlessAuth);
-    let probes = &ctx.profile.profile.probes;
-    if !probes.iter().any(|probe| probe.kind == ProbeKind::Read) {
+    if !ctx.profile.profile.has_probe(ProbeKind::Read) {
         outcome.skip("the profile has no read probe to run headless");
         return outcome;
     }

@@ -19,8 +19,7 @@ pub(super) const INVALID_INPUT_EXIT_2: CheckSpec = CheckSpec {
 
 pub(super) fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::InvalidInputExit2);
-    let probes = &ctx.profile.profile.probes;
-    if !probes.iter().any(|p| p.kind == ProbeKind::Invalid) {
+    if !ctx.profile.profile.has_probe(ProbeKind::Invalid) {
         outcome.skip("profile declares no invalid probe");
         return outcome;
     }

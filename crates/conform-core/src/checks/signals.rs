@@ -229,13 +229,7 @@ fn cancel_line_problem(stdout: &[u8]) -> Option<String> {
 
 fn sigpipe(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::SigpipeQuiet);
-    if !ctx
-        .profile
-        .profile
-        .probes
-        .iter()
-        .any(|p| p.kind == ProbeKind::Stream)
-    {
+    if !ctx.profile.profile.has_probe(ProbeKind::Stream) {
         outcome.skip("profile declares no stream probe");
         return outcome;
     }

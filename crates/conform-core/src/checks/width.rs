@@ -55,13 +55,7 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         narrow_terminal(ctx, &mut outcome, &run);
     }
     if outcome.runs_checked == 0 {
-        let has_read = ctx
-            .profile
-            .profile
-            .probes
-            .iter()
-            .any(|p| p.kind == ProbeKind::Read);
-        outcome.skip(if has_read {
+        outcome.skip(if ctx.profile.profile.has_probe(ProbeKind::Read) {
             "no data to compare: no read probe's stdin-closed run ended with an envelope, \
              nor did the argument_order run (json_envelope, argument_order and the hang \
              checks report why)"

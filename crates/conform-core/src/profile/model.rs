@@ -17,6 +17,13 @@ pub(crate) struct Profile {
     pub probes: Vec<Probe>,
 }
 
+impl Profile {
+    /// Whether some probe is of `kind`: what several checks need to judge anything.
+    pub(crate) fn has_probe(&self, kind: ProbeKind) -> bool {
+        self.probes.iter().any(|probe| probe.kind == kind)
+    }
+}
+
 /// A read command and a global option to move around it (`argument_order`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
