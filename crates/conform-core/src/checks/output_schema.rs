@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use jsonschema::Validator;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::evidence::quoted;
 use super::schemas;
@@ -46,11 +46,6 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         outcome.skip("the profile has no read probe whose command's output could be judged");
         return outcome;
     }
-    let empty = Map::new();
-    let commands = manifest
-        .get("commands")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
     let probes = &ctx.profile.profile.probes;
     // Each command's schema compiled once, however many probes name it.
     let mut compiled: BTreeMap<String, Result<Validator, String>> = BTreeMap::new();
@@ -60,7 +55,7 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         };
         // The declaration is judged for every read probe; its data only on success.
         outcome.runs_checked += 1;
-        let Some((path, entry)) = manifest_view::command_of(&probe.argv, commands) else {
+        let Some((path, entry)) = crate::manifest::command_for(manifest, &probe.argv) else {
             outcome.fail(
                 &run,
                 format!(
