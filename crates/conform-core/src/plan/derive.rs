@@ -18,15 +18,18 @@ use crate::manifest;
 pub(crate) struct Derived {
     /// The probe's argv (without the profile's command), to find its command.
     pub argv: Vec<String>,
-    /// The probe's stdin-closed run.
-    pub baseline: Option<RunIndex>,
+    /// The probe's stdin-closed run, which also gates it.
+    pub baseline: RunIndex,
     /// The manifest run, when the profile has one.
     pub manifest: Option<RunIndex>,
     /// Another run of the same probe this one follows up.
     pub earlier: Option<RunIndex>,
     /// Completes the planned spec; `false`: the run is not needed.
-    pub make: fn(&mut RunSpec, &Given<'_>) -> bool,
+    pub make: Make,
 }
+
+/// How a derived run's planned spec is completed; `false`: the run is not needed.
+pub(crate) type Make = fn(&mut RunSpec, &Given<'_>) -> bool;
 
 /// The records a derived run is completed from.
 #[derive(Debug)]
@@ -39,6 +42,23 @@ pub(crate) struct Given<'r> {
 }
 
 impl Derived {
+    /// A run of the probe with `argv`, derived from its baseline and the manifest
+    /// run, following up no other run.
+    pub(crate) fn of(
+        argv: &[String],
+        baseline: RunIndex,
+        manifest: Option<RunIndex>,
+        make: Make,
+    ) -> Derived {
+        Derived {
+            argv: argv.to_vec(),
+            baseline,
+            manifest,
+            earlier: None,
+            make,
+        }
+    }
+
     /// The spec to run, or `None` when the run is not needed. `manifest` is the
     /// manifest run's `data` ([`manifest::data_of`]), which the caller reads once
     /// for every run derived from it.
@@ -51,7 +71,7 @@ impl Derived {
         let record = |index: Option<RunIndex>| index.and_then(|i| records.get(i)?.as_ref());
         let given = Given {
             argv: &self.argv,
-            baseline: record(self.baseline),
+            baseline: record(Some(self.baseline)),
             manifest: self.manifest.and(manifest),
             earlier: record(self.earlier),
         };
@@ -61,7 +81,7 @@ impl Derived {
 }
 
 /// How a kind of run is completed, for the kinds that are derived.
-pub(crate) fn make_for(kind: RunKind) -> Option<fn(&mut RunSpec, &Given<'_>) -> bool> {
+pub(crate) fn make_for(kind: RunKind) -> Option<Make> {
     Some(match kind {
         RunKind::SizeCap => size_cap,
         RunKind::Headless => headless,

@@ -52,6 +52,14 @@ const NEED_A_MANIFEST: [RunKind; 4] = [
     RunKind::TimeoutBlackHole,
 ];
 
+/// A changed run's label: the probe's name and, in parentheses, what changed.
+fn shaped_label(probe: &Probe, change: Option<&str>) -> String {
+    match change {
+        Some(change) => format!("{} ({change})", probe.name),
+        None => probe.name.clone(),
+    }
+}
+
 /// The label of a stream probe's run as its profile entry makes it.
 fn stream_label(probe: &Probe) -> String {
     match probe.interrupt() {
@@ -122,10 +130,7 @@ impl Planner<'_> {
                     if !shape.applies_to.contains(&probe.kind) {
                         continue;
                     }
-                    let label = match shape.label {
-                        Some(change) => format!("{} ({change})", probe.name),
-                        None => probe.name.clone(),
-                    };
+                    let label = shaped_label(probe, shape.label);
                     let spec = self.shaped(probe.argv.clone(), kind);
                     let run = self.add(label, role, spec, after, gate);
                     if kind == RunKind::Closed {
@@ -168,23 +173,13 @@ impl Planner<'_> {
             {
                 continue;
             }
-            let label = match shape.label {
-                Some(change) => format!("{} ({change})", probe.name),
-                None => probe.name.clone(),
-            };
+            let label = shaped_label(probe, shape.label);
             let spec = self.shaped(probe.argv.clone(), kind);
             let run = self.add_derived(
                 label,
                 RunRole::probe(kind, index),
                 spec,
-                closed,
-                Derived {
-                    argv: probe.argv.clone(),
-                    baseline: Some(closed),
-                    manifest,
-                    earlier: None,
-                    make,
-                },
+                Derived::of(&probe.argv, closed, manifest, make),
             );
             if kind == RunKind::GenericEnv {
                 all_generic = Some(run);
@@ -214,32 +209,28 @@ impl Planner<'_> {
                 format!("{} ({name}={value} alone)", probe.name),
                 RunRole::probe(RunKind::GenericEnvEach, index),
                 spec,
-                closed,
                 Derived {
-                    argv: probe.argv.clone(),
-                    baseline: Some(closed),
-                    manifest,
                     earlier: Some(all),
-                    make,
+                    ..Derived::of(&probe.argv, closed, manifest, make)
                 },
             );
         }
     }
 
-    /// Adds a derived run: after every run it reads, gated on the probe's closed run.
+    /// Adds a derived run: after every run it reads, gated on the probe's closed run
+    /// (its baseline).
     fn add_derived(
         &mut self,
         label: String,
         role: RunRole,
         spec: RunSpec,
-        closed: RunIndex,
         derived: Derived,
     ) -> RunIndex {
-        let after: Vec<RunIndex> = [derived.baseline, derived.manifest, derived.earlier]
+        let after: Vec<RunIndex> = [Some(derived.baseline), derived.manifest, derived.earlier]
             .into_iter()
             .flatten()
             .collect();
-        let run = self.add(label, role, spec, after, Some(closed));
+        let run = self.add(label, role, spec, after, Some(derived.baseline));
         self.runs[run].derived = Some(derived);
         run
     }
