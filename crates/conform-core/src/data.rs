@@ -23,13 +23,17 @@ pub(crate) fn stable_data(value: Value) -> Value {
     }
 }
 
-/// A run's stdout as comparable data: the envelope's `data` without volatile keys,
-/// or `None` when stdout is not JSON.
+/// An envelope's `data` without volatile keys (null when it has none): what two
+/// runs are compared by.
+pub(crate) fn stable_data_in(envelope: &Value) -> Value {
+    stable_data(envelope.get("data").cloned().unwrap_or(Value::Null))
+}
+
+/// A run's stdout as comparable data ([`stable_data_in`]), or `None` when stdout
+/// is not JSON.
 pub(crate) fn stable_data_of(stdout: &[u8]) -> Option<Value> {
     let envelope: Value = serde_json::from_slice(stdout).ok()?;
-    Some(stable_data(
-        envelope.get("data").cloned().unwrap_or(Value::Null),
-    ))
+    Some(stable_data_in(&envelope))
 }
 
 /// Where two JSON values first differ, as a path, for the failure detail.

@@ -160,9 +160,7 @@ fn locale(ctx: &Context<'_>) -> Outcome {
                 continue;
             }
         };
-        let data = |envelope: &Value| {
-            support::data::stable_data(envelope.get("data").cloned().unwrap_or(Value::Null))
-        };
+        let data = support::data::stable_data_in;
         let (base, localized) = (data(base), data(localized));
         if base != localized {
             let at = support::data::first_difference(&base, &localized, "data");

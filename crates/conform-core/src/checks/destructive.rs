@@ -3,9 +3,7 @@
 //! the extension `dry_run_stable` (two previews give the same data: a preview that
 //! changes between runs acted).
 
-use serde_json::Value;
-
-use super::support::data::{first_difference, stable_data};
+use super::support::data::{first_difference, stable_data_in};
 use super::{CheckId, CheckSpec, Context, Family, Judge, Outcome};
 use crate::plan::{RunKind, RunRole};
 use crate::profile::ProbeKind;
@@ -138,8 +136,8 @@ pub(super) fn judge(ctx: &Context<'_>) -> DestructiveOutcomes {
         };
         compared += 1;
         out.stable.runs_checked += 2;
-        let a = stable_data(a.get("data").cloned().unwrap_or(Value::Null));
-        let b = stable_data(b.get("data").cloned().unwrap_or(Value::Null));
+        let a = stable_data_in(a);
+        let b = stable_data_in(b);
         if a != b {
             out.stable.fail(
                 &second,
@@ -161,6 +159,7 @@ pub(super) fn judge(ctx: &Context<'_>) -> DestructiveOutcomes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::stable_data;
     use serde_json::json;
 
     #[test]

@@ -4,8 +4,6 @@
 //! (REQ-F-073, REQ-O-042). A name the manifest declares is left out, since
 //! declaring it makes it discoverable.
 
-use serde_json::Value;
-
 use super::evidence::quoted;
 use super::{support, CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::manifest;
@@ -89,9 +87,7 @@ fn differences(ctx: &Context<'_>, baseline: &Judged<'_>, run: &Judged<'_>) -> Ve
                 "stdout is an envelope without them but not with them: {why}"
             )),
             Ok(with) => {
-                let data = |envelope: &Value| {
-                    support::data::stable_data(envelope.get("data").cloned().unwrap_or(Value::Null))
-                };
+                let data = support::data::stable_data_in;
                 let (base, with) = (data(base), data(with));
                 if base != with {
                     found.push(format!(

@@ -254,8 +254,7 @@ fn judge_next_page(
     let Ok(first) = ctx.envelope(baseline) else {
         return;
     };
-    let page =
-        |envelope: &Value| data::stable_data(envelope.get("data").cloned().unwrap_or_default());
+    let page = data::stable_data_in;
     if page(envelope) == page(first) {
         outcome.fail(
             run,

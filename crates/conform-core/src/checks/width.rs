@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::support::data::{first_difference, stable_data};
+use super::support::data::{first_difference, stable_data_in};
 use super::support::output::{self, JsonRule};
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::plan::{OrderRun, Placement, RunKind, RunRole, Subject};
@@ -168,7 +168,7 @@ fn narrow_terminal(ctx: &Context<'_>, outcome: &mut Outcome, run: &Judged<'_>) {
 
 /// Where `data` first differs between two envelopes, volatile keys dropped.
 fn data_difference(base: &Value, other: &Value) -> Option<String> {
-    let data = |envelope: &Value| stable_data(envelope.get("data").cloned().unwrap_or(Value::Null));
+    let data = stable_data_in;
     let (base, other) = (data(base), data(other));
     (base != other).then(|| first_difference(&base, &other, "data"))
 }
