@@ -174,7 +174,7 @@ impl RunKind {
             stdin: StdinMode::Closed,
             env_set: &[],
             env_remove: &[],
-            args: &[],
+            flags: &[],
             per_prefix: None,
             output: Output::Pipes,
             sandbox: None,
@@ -244,7 +244,7 @@ impl RunKind {
             RunKind::PageLimit => Shape {
                 applies_to: &[ProbeKind::Read],
                 label: Some("--limit 1"),
-                args: &["--limit", "1"],
+                flags: &[("--limit", "1")],
                 ..BASE
             },
             RunKind::PageNext => Shape {
@@ -255,7 +255,7 @@ impl RunKind {
             RunKind::PageBadCursor => Shape {
                 applies_to: &[ProbeKind::Read],
                 label: Some("--cursor !conform-not-a-cursor!"),
-                args: &["--cursor", super::derive::BAD_CURSOR],
+                flags: &[("--cursor", super::derive::BAD_CURSOR)],
                 ..BASE
             },
             RunKind::TimeoutBlackHole => Shape {
@@ -285,8 +285,9 @@ pub(crate) struct Shape {
     pub stdin: StdinMode,
     pub env_set: &'static [(&'static str, &'static str)],
     pub env_remove: &'static [&'static str],
-    /// Arguments added last (a flag already in argv gets its value replaced).
-    pub args: &'static [&'static str],
+    /// Flags and their values, added last (a flag already in argv gets its value
+    /// replaced).
+    pub flags: &'static [(&'static str, &'static str)],
     /// A variable set under `TOOL_` and under every prefix of the tool's own
     /// names (REQ-F-073: `TOOL_X` is the spec's placeholder), its value left to
     /// the derivation.

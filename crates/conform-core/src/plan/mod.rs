@@ -177,12 +177,8 @@ impl Planner<'_> {
         let Some(shape) = kind.shape() else {
             return base;
         };
-        for pair in shape.args.chunks(2) {
-            match pair {
-                [flag, value] => derive::set_flag(&mut base.args, flag, value),
-                [last] => base.args.push(last.to_string()),
-                _ => {}
-            }
+        for (flag, value) in shape.flags {
+            derive::set_flag(&mut base.args, flag, value);
         }
         let mut env_set: Vec<(String, String)> = shape
             .env_set
