@@ -20,13 +20,16 @@ fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_default()
 }
 
-#[test]
-fn democli_passes_its_profile_through_the_library() {
-    let report = Suite::load(profile("democli.json"))
+/// A profile of democli's, run with this build's democli.
+fn democli_suite(name: &str) -> Suite {
+    Suite::load(profile(name))
         .expect("the profile loads")
         .program(env!("CARGO_BIN_EXE_democli"))
-        .run()
-        .expect("the suite runs");
+}
+
+#[test]
+fn democli_passes_its_profile_through_the_library() {
+    let report = democli_suite("democli.json").run().expect("the suite runs");
     report.assert_pass();
     report.assert_level(3);
     assert!(report.failed_checks().is_empty());
@@ -47,9 +50,7 @@ fn democli_passes_its_profile_through_the_library() {
 /// for the output cap, a positional to corrupt, ... so none may be skipped.
 #[test]
 fn democli_passes_every_check_of_the_full_profile_and_skips_none() {
-    let report = Suite::load(profile("democli-full.json"))
-        .expect("the profile loads")
-        .program(env!("CARGO_BIN_EXE_democli"))
+    let report = democli_suite("democli-full.json")
         .run()
         .expect("the suite runs");
     report.assert_pass();
@@ -82,9 +83,7 @@ fn a_broken_cli_panics_with_the_failing_check_and_its_evidence() {
 
 #[test]
 fn only_the_selected_checks_are_judged_and_a_skip_is_never_a_pass() {
-    let report = Suite::load(profile("democli.json"))
-        .expect("the profile loads")
-        .program(env!("CARGO_BIN_EXE_democli"))
+    let report = democli_suite("democli.json")
         .only(["help_off_stdout"])
         .run()
         .expect("the suite runs");
@@ -103,15 +102,10 @@ fn only_the_selected_checks_are_judged_and_a_skip_is_never_a_pass() {
 
 #[test]
 fn a_cancelled_suite_judges_nothing_and_leaves_other_suites_alone() {
-    let suite = Suite::load(profile("democli.json"))
-        .expect("the profile loads")
-        .program(env!("CARGO_BIN_EXE_democli"))
-        .only(["reference"]);
+    let suite = democli_suite("democli.json").only(["reference"]);
     let other = suite.clone().only(["extension"]);
     // A clone shares nothing with its original but the settings: its own cancel.
-    let cancelled = Suite::load(profile("democli.json"))
-        .expect("the profile loads")
-        .program(env!("CARGO_BIN_EXE_democli"));
+    let cancelled = democli_suite("democli.json");
     cancelled.canceller().cancel();
     let (stopped, passed) = std::thread::scope(|scope| {
         let stopped = scope.spawn(|| cancelled.run().expect("runs"));
