@@ -1386,14 +1386,9 @@ fn capped(sandbox: &Sandbox, name: &str, bytes: usize, args: &[&str]) -> Run {
     Run::from(cmd)
 }
 
-#[test]
-fn max_output_bytes_drops_list_items_from_the_end() {
-    let sandbox = Sandbox::new();
-    let args = ["events", "--no-stream"];
-    let full = sandbox.run(&args);
-    let whole = full.envelope();
-    let cap = full.stdout.len() / 2;
-    let run = capped(&sandbox, "DEMOCLI_MAX_OUTPUT_BYTES", cap, &args);
+/// `run` exited 0 within `cap` bytes, keeping the first items (some, not all 20) of
+/// `whole`'s list: its envelope.
+fn assert_first_items_within(run: &Run, whole: &Value, cap: usize) -> Value {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stdout.len() <= cap,
@@ -1407,6 +1402,19 @@ fn max_output_bytes_drops_list_items_from_the_end() {
         cut["data"].as_array().map(Vec::as_slice),
         whole["data"].as_array().map(|all| &all[..kept])
     );
+    cut
+}
+
+#[test]
+fn max_output_bytes_drops_list_items_from_the_end() {
+    let sandbox = Sandbox::new();
+    let args = ["events", "--no-stream"];
+    let full = sandbox.run(&args);
+    let whole = full.envelope();
+    let cap = full.stdout.len() / 2;
+    let run = capped(&sandbox, "DEMOCLI_MAX_OUTPUT_BYTES", cap, &args);
+    let cut = assert_first_items_within(&run, &whole, cap);
+    let kept = cut["data"].as_array().map_or(0, Vec::len);
     let meta = &cut["meta"];
     assert_eq!(meta["truncated"], true);
     assert!(meta["truncation_hint"]
@@ -1462,19 +1470,7 @@ fn defect_truncates_silently_cuts_the_list_without_saying_so() {
     let mut cmd = sandbox.with_defect("truncates-silently", &args);
     cmd.env("DEMOCLI_MAX_OUTPUT_BYTES", cap.to_string());
     let run = Run::from(cmd);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(
-        run.stdout.len() <= cap,
-        "{} bytes over {cap}",
-        run.stdout.len()
-    );
-    let cut = run.envelope();
-    let kept = cut["data"].as_array().expect("a list").len();
-    assert!(kept > 0 && kept < 20, "{kept}");
-    assert_eq!(
-        cut["data"].as_array().map(Vec::as_slice),
-        whole["data"].as_array().map(|all| &all[..kept])
-    );
+    let cut = assert_first_items_within(&run, &whole, cap);
     // Items are gone, and nothing in meta says so.
     let meta = cut["meta"].as_object().expect("meta");
     for indicator in [
