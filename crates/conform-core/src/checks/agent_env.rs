@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use super::evidence::quoted;
+use super::support::output;
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::exec::{SandboxReport, EDITOR_VARS, OPENERS, PAGER_VARS};
 use crate::plan::{KitRun, RunKind, Subject};
@@ -274,7 +275,7 @@ fn judge_help_version_pure(ctx: &Context<'_>) -> Outcome {
                 format!("{label} put no version (digits and dots, such as 1.2.0) on stdout"),
             );
         }
-        if let Some(created) = created(&run) {
+        if let Some(created) = output::files_created(&run) {
             outcome.fail(
                 &run,
                 format!(
@@ -294,19 +295,6 @@ fn has_version(bytes: &[u8]) -> bool {
         .any(|w| w[0].is_ascii_digit() && w[1] == b'.' && w[2].is_ascii_digit())
 }
 
-/// What the run left in its fresh directories, for a detail; `None` when nothing.
-fn created(run: &Judged<'_>) -> Option<String> {
-    let report = run.record.sandbox.as_ref()?;
-    if report.created.is_empty() {
-        return None;
-    }
-    let mut shown = report.created.join(", ");
-    if report.created_more > 0 {
-        let _ = write!(shown, " and {} more", report.created_more);
-    }
-    Some(shown)
-}
-
 fn judge_invalid_no_side_effects(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::InvalidInputNoSideEffects);
     for run in ctx.probe_runs(RunKind::Isolated, ProbeKind::Invalid) {
@@ -322,7 +310,7 @@ fn judge_invalid_no_side_effects(ctx: &Context<'_>) -> Outcome {
                 ),
             );
         }
-        if let Some(created) = created(&run) {
+        if let Some(created) = output::files_created(&run) {
             outcome.fail(
                 &run,
                 format!(

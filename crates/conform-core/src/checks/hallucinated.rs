@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use super::evidence::quoted;
+use super::support::output;
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::plan::{OrderRun, RunKind, Subject, HALLUCINATED};
 
@@ -68,7 +69,7 @@ fn judge(ctx: &Context<'_>) -> Outcome {
                 ),
             ),
         }
-        if let Some(created) = created(&run) {
+        if let Some(created) = output::files_created(&run) {
             outcome.fail(
                 &run,
                 format!(
@@ -104,19 +105,6 @@ fn error_envelope(ctx: &Context<'_>, run: &Judged<'_>) -> Result<(), String> {
     } else {
         Err("its envelope has no error object".to_string())
     }
-}
-
-/// What the run left in its fresh directories; `None` when nothing.
-fn created(run: &Judged<'_>) -> Option<String> {
-    let report = run.record.sandbox.as_ref()?;
-    if report.created.is_empty() {
-        return None;
-    }
-    let mut shown = report.created.join(", ");
-    if report.created_more > 0 {
-        shown.push_str(&format!(" and {} more", report.created_more));
-    }
-    Some(shown)
 }
 
 #[cfg(test)]

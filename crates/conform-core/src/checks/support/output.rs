@@ -124,3 +124,17 @@ pub(crate) fn human_bytes(n: u64) -> String {
         format!("{n}-byte")
     }
 }
+
+/// What a sandboxed run left in its fresh directories, for a detail (`config/tool/,
+/// cache/tool/x and 3 more`); `None` when nothing.
+pub(crate) fn files_created(run: &Judged<'_>) -> Option<String> {
+    let report = run.record.sandbox.as_ref()?;
+    if report.created.is_empty() {
+        return None;
+    }
+    let mut shown = report.created.join(", ");
+    if report.created_more > 0 {
+        shown.push_str(&format!(" and {} more", report.created_more));
+    }
+    Some(shown)
+}
