@@ -121,6 +121,19 @@ impl<'a> Context<'a> {
             .filter(Judged::finished)
     }
 
+    /// The run's `error` object, when its stdout is one valid envelope with one; else
+    /// why it is no error envelope.
+    pub(crate) fn error_object(&self, run: &Judged<'_>) -> Result<&Value, String> {
+        let envelope = self
+            .envelope(run)
+            .as_ref()
+            .map_err(|why| format!("stdout is not an error envelope: {why}"))?;
+        envelope
+            .get("error")
+            .filter(|error| error.is_object())
+            .ok_or_else(|| "its envelope has no error object".to_string())
+    }
+
     /// The run's stdout as exactly one valid ResponseEnvelope, or why it is not.
     pub(crate) fn envelope(&self, run: &Judged<'_>) -> &Result<Value, String> {
         self.envelopes[run.index].get_or_init(|| support::output::parse(run))

@@ -3,8 +3,6 @@
 //! in phase 1 with exit 2 before anything is looked up or written (REQ-F-045,
 //! REQ-F-015).
 
-use serde_json::Value;
-
 use super::evidence::quoted;
 use super::support::output;
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
@@ -96,15 +94,7 @@ fn made_up(run: &Judged<'_>, positional: &str) -> String {
 
 /// Ok when stdout is one envelope with an error object.
 fn error_envelope(ctx: &Context<'_>, run: &Judged<'_>) -> Result<(), String> {
-    let envelope = ctx
-        .envelope(run)
-        .as_ref()
-        .map_err(|why| format!("stdout is not an error envelope: {why}"))?;
-    if envelope.get("error").is_some_and(Value::is_object) {
-        Ok(())
-    } else {
-        Err("its envelope has no error object".to_string())
-    }
+    ctx.error_object(run).map(|_| ())
 }
 
 #[cfg(test)]

@@ -81,24 +81,19 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         if code == Some(0) {
             continue;
         }
-        let error = match ctx.envelope(&run) {
-            Ok(envelope) => envelope.get("error").filter(|e| e.is_object()),
-            Err(_) => None,
-        };
-        let Some(error) = error else {
-            let why = match ctx.envelope(&run) {
-                Ok(_) => "its envelope has no error object".to_string(),
-                Err(why) => format!("stdout is not an error envelope: {why}"),
-            };
-            outcome.fail(
-                &run,
-                format!(
-                    "{} with {shown}, but {why}; an agent reads why it failed from the \
-                     envelope (REQ-F-063)",
-                    run.describe_exit()
-                ),
-            );
-            continue;
+        let error = match ctx.error_object(&run) {
+            Ok(error) => error,
+            Err(why) => {
+                outcome.fail(
+                    &run,
+                    format!(
+                        "{} with {shown}, but {why}; an agent reads why it failed from the \
+                         envelope (REQ-F-063)",
+                        run.describe_exit()
+                    ),
+                );
+                continue;
+            }
         };
         if matches!(code, Some(4 | 8)) && !unset.is_empty() && !names_one(error, &unset) {
             let code = error.get("code").and_then(Value::as_str).unwrap_or("?");

@@ -283,15 +283,7 @@ fn judge_bad_cursor(ctx: &Context<'_>, outcome: &mut Outcome, run: &Judged<'_>) 
         );
         return;
     }
-    let error =
-        ctx.envelope(run)
-            .as_ref()
-            .map_err(Clone::clone)
-            .and_then(|envelope| match envelope.get("error") {
-                Some(error) if error.is_object() => Ok(()),
-                _ => Err("its error is null".to_string()),
-            });
-    if let Err(why) = error {
+    if let Err(why) = ctx.error_object(run) {
         outcome.fail(
             run,
             format!(

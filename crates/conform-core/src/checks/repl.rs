@@ -75,13 +75,8 @@ fn judge(ctx: &Context<'_>) -> Outcome {
 
 /// Ok when stdout is one error envelope whose `meta.exit_code` is 4.
 fn exit_4_envelope(ctx: &Context<'_>, run: &Judged<'_>) -> Result<(), String> {
-    let envelope = ctx
-        .envelope(run)
-        .as_ref()
-        .map_err(|why| format!("stdout is not an error envelope: {why}"))?;
-    if !envelope.get("error").is_some_and(Value::is_object) {
-        return Err("its envelope has no error object".to_string());
-    }
+    ctx.error_object(run)?;
+    let envelope = ctx.envelope(run).as_ref().map_err(Clone::clone)?;
     match envelope.pointer("/meta/exit_code") {
         Some(code) if code == &Value::from(4) => Ok(()),
         code => Err(format!(
