@@ -120,7 +120,12 @@ fn size_cap(spec: &mut RunSpec, given: &Given<'_>) -> bool {
         return false;
     }
     let half = (bytes / 2).to_string();
-    for (_, value) in &mut spec.env_set {
+    // The shape's per-prefix names, which the planner left without a value.
+    for (_, value) in spec
+        .env_set
+        .iter_mut()
+        .filter(|(_, value)| value.is_empty())
+    {
         value.clone_from(&half);
     }
     true
