@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::support::data;
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
-use crate::plan::{RunKind, RunRole};
+use crate::plan::RunKind;
 use crate::profile::ProbeKind;
 
 pub(super) const OUTPUT_SIZE_CAP: CheckSpec = CheckSpec {
@@ -35,12 +35,7 @@ fn judge(ctx: &Context<'_>) -> Outcome {
             continue;
         }
         // The cap is half the baseline's stdout, rounded down, as the planner set it.
-        let baseline = run
-            .planned
-            .role
-            .probe_index()
-            .and_then(|probe| ctx.run(RunRole::probe(RunKind::Closed, probe)));
-        let Some(baseline_bytes) = baseline.map(|b| b.record.stdout.total_bytes) else {
+        let Some(baseline_bytes) = ctx.baseline(&run).map(|b| b.record.stdout.total_bytes) else {
             continue;
         };
         let cap = baseline_bytes / 2;
