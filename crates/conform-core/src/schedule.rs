@@ -13,8 +13,10 @@
 //! for a meaningful share of its time ([`starved`]) is made again alone before
 //! anything is judged on it: once no other run can start and the others have all
 //! finished (so the pool drains once for every run made again, not once each). Its
-//! second attempt stands, with the first kept as evidence. A tool blocked in a read
-//! or a sleep waits for no CPU, so a real hang is never made again.
+//! second attempt stands, with the first kept as evidence, unless it was starved
+//! too: then it is marked `starved_again`, and the checks that read it skip rather
+//! than judge time the machine took. A tool blocked in a read or a sleep waits for
+//! no CPU, so a real hang is made again only when conform itself was starved.
 
 use std::cell::OnceCell;
 use std::collections::VecDeque;
@@ -49,9 +51,10 @@ const STARVED_SHARE: u32 = 4;
 const STARVED_AT_LEAST: Duration = Duration::from_millis(20);
 
 /// Whether `record`'s outcome was decided by time while it was kept from the CPU.
-/// At the limit only the tool's own wait counts (a late kit only gives the tool
-/// more time); for a line N read after the exit, or a pipe still held after the
-/// grace, the kit's wait counts too, since a late read or look decides those.
+/// The kit's wait counts as much as the tool's, whatever time decided: a reactor
+/// kept off the CPU does not drain the pipes, so a tool that writes much sits
+/// blocked in `write` until its limit (as a late read of line N, or a late look at
+/// a held pipe, decides those outcomes).
 pub(crate) fn starved(record: &RunRecord) -> bool {
     let Some(window) = record
         .time_decided_over()
@@ -59,11 +62,7 @@ pub(crate) fn starved(record: &RunRecord) -> bool {
     else {
         return false;
     };
-    let waited = if record.timed_out {
-        record.cpu_wait.tool
-    } else {
-        record.cpu_wait.longest()
-    };
+    let waited = record.cpu_wait.longest();
     waited >= STARVED_AT_LEAST && waited >= window / STARVED_SHARE
 }
 
@@ -310,6 +309,9 @@ pub(crate) fn execute(
         for (key, mut record) in executor.wait() {
             if again.as_ref().is_some_and(|(k, _)| *k == key) {
                 if let Some((_, first)) = again.take() {
+                    // Starved again, alone: the machine, not the tool, decided both
+                    // attempts, and no check may rest a verdict on either.
+                    record.starved_again = starved(&record);
                     record.first_attempt = Some(Box::new(first));
                 }
             } else if policy.rerun_starved && !executor.cancelled() && starved(&record) {
@@ -603,14 +605,22 @@ mod tests {
         rerun_starved: bool,
         waited: Duration,
     ) -> (Records, Vec<(String, usize, usize)>) {
+        counted_with(plan, rerun_starved, |spec, attempt| {
+            if spec.program.as_os_str() == "slow" && attempt == 1 {
+                hung(spec, waited)
+            } else {
+                record(false)
+            }
+        })
+    }
+
+    fn counted_with(
+        plan: &Plan,
+        rerun_starved: bool,
+        run: impl FnMut(&RunSpec, usize) -> RunRecord,
+    ) -> (Records, Vec<(String, usize, usize)>) {
         let mut executor = Counting {
-            run: |spec: &RunSpec, attempt: usize| {
-                if spec.program.as_os_str() == "slow" && attempt == 1 {
-                    hung(spec, waited)
-                } else {
-                    record(false)
-                }
-            },
+            run,
             started: Vec::new(),
             attempts: Default::default(),
             log: Vec::new(),
@@ -666,6 +676,43 @@ mod tests {
         assert_eq!(log.len(), 4);
     }
 
+    /// A tool blocked in `write` on a pipe the kit was too starved to drain: the
+    /// tool waited for no CPU, the kit's reactor did. Made again alone; starved
+    /// again, the second attempt is marked inconclusive, never judged as a hang.
+    #[test]
+    fn a_run_blocked_on_an_undrained_pipe_is_made_again_and_a_second_starved_attempt_is_marked() {
+        let plan = Plan {
+            runs: vec![planned("slow", vec![], None), planned("a", vec![], None)],
+        };
+        let blocked = |spec: &RunSpec| RunRecord {
+            cpu_wait: crate::exec::CpuWait {
+                tool: Duration::ZERO,
+                kit: Duration::from_millis(4200),
+                in_flight: 8,
+            },
+            ..hung(spec, Duration::ZERO)
+        };
+        for starved_twice in [false, true] {
+            let (records, log) = counted_with(&plan, true, |spec, attempt| {
+                if spec.program.as_os_str() == "slow" && (attempt == 1 || starved_twice) {
+                    blocked(spec)
+                } else {
+                    record(false)
+                }
+            });
+            let slow = records[0].as_ref().expect("made");
+            assert!(slow.first_attempt.is_some(), "made again: {log:?}");
+            assert_eq!(slow.timed_out, starved_twice);
+            assert_eq!(slow.starved_again, starved_twice, "{slow:?}");
+            assert_eq!(log.len(), 3, "{log:?}");
+        }
+        // --no-rerun: the first attempt stands, as it was.
+        let (records, _) = counted_with(&plan, false, |spec, _| blocked(spec));
+        assert!(records[0]
+            .as_ref()
+            .is_some_and(|r| r.timed_out && !r.starved_again && r.first_attempt.is_none()));
+    }
+
     #[test]
     fn a_hang_that_waited_for_no_cpu_is_never_made_again() {
         let plan = Plan {
@@ -689,7 +736,7 @@ mod tests {
     }
 
     #[test]
-    fn the_kits_own_wait_counts_for_a_late_line_but_not_at_the_limit() {
+    fn the_kits_own_wait_counts_whatever_time_decided() {
         let spec = planned("tool", vec![], None).spec;
         let kit_waited = |record: RunRecord| RunRecord {
             cpu_wait: crate::exec::CpuWait {
@@ -705,8 +752,8 @@ mod tests {
             ..RunRecord::new(&spec)
         });
         assert!(
-            !starved(&at_limit),
-            "a late kit only gave the tool more time"
+            starved(&at_limit),
+            "a kit kept from the CPU left the pipe undrained and the tool blocked"
         );
         let late_line = kit_waited(RunRecord {
             trigger: crate::exec::TriggerOutcome::AfterExit,

@@ -78,6 +78,10 @@ pub(crate) struct RunFacts {
     /// it while the machine kept it from the CPU.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_attempt: Option<Box<RunFacts>>,
+    /// The second attempt was starved too: inconclusive, and no check's verdict
+    /// rests on it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub starved_again: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -178,6 +182,7 @@ impl RunFacts {
                     ..*run
                 }))
             }),
+            starved_again: r.starved_again,
             orphans_killed: r
                 .orphans_killed
                 .iter()

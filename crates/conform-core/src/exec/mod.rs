@@ -256,6 +256,9 @@ pub(crate) struct RunRecord {
     /// the run was made again alone and this record is the second attempt: the
     /// first is kept here, for the evidence.
     pub first_attempt: Option<Box<RunRecord>>,
+    /// The second attempt was starved as the first was: time decided both while the
+    /// machine kept the tool or the kit from the CPU, so the run is inconclusive.
+    pub starved_again: bool,
     /// The processes the tool left behind that conform then killed: the holders and
     /// the trees they belong to, when conform adopts orphans (`orphans.rs`).
     pub orphans_killed: Vec<Orphan>,
@@ -352,6 +355,7 @@ impl RunRecord {
             held_by: Vec::new(),
             cpu_wait: CpuWait::default(),
             first_attempt: None,
+            starved_again: false,
             orphans_killed: Vec::new(),
             proxy_connections: None,
         }

@@ -56,6 +56,11 @@ pub(crate) fn to_envelope(results: &[ProfileReport], duration_ms: u64) -> Value 
     meta.insert("extension_checks".into(), json!(extension));
     // Runs whose outcome time decided while the machine starved them, made again.
     meta.insert("reruns".into(), json!(reruns::count(results)));
+    // Of those, the ones starved again: inconclusive, their checks skipped.
+    meta.insert(
+        "starved_again".into(),
+        json!(reruns::starved_again(results)),
+    );
     let error = checks_failed(results);
     envelope_with_meta(status, data, error, duration_ms, meta)
 }
@@ -267,6 +272,14 @@ fn summary_text(out: &mut String, results: &[ProfileReport], style: Style) {
         out.push_str(&format!(
             "  {:tool_w$}  {:profile_w$}  {:level_w$}  {:level_w$}  {:level_w$}  {passed:>6}  {failed:>6}  {skipped:>7}\n",
             "total", "", "", "", ""
+        ));
+    }
+    let starved = reruns::starved_again(results);
+    if starved > 0 {
+        out.push_str(&format!(
+            "{} {}: the machine never gave them the CPU they needed, made again alone either; the checks that read them skipped (see \"Made again alone\")\n",
+            style.bold("Starved twice:"),
+            plural(starved, "run"),
         ));
     }
 }
