@@ -334,7 +334,8 @@ impl Active {
         self.record.stderr = std::mem::take(&mut self.stderr.captured);
         // Every way a run ends (exit, limit, cancel, abort) comes through here, after
         // the group was killed: nothing of the tool writes into the sandbox any more.
-        self.record.sandbox = self.sandbox.take().map(sandbox::Made::finish);
+        let group = self.group();
+        self.record.sandbox = self.sandbox.take().map(|made| made.finish(group));
         if let Some(hole) = self.hole.take() {
             self.record.proxy_connections = Some(hole.take_connections());
         }

@@ -38,7 +38,9 @@ mod blackhole;
 mod capture;
 mod cpu;
 mod demand;
+mod farm;
 mod holders;
+mod janitor;
 mod orphans;
 mod process;
 mod reactor;
@@ -54,6 +56,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub(crate) use blackhole::BlackHole;
+pub(crate) use farm::LOG_VAR as SENTINEL_LOG_VAR;
 pub(crate) use holders::PipeHolder;
 pub(crate) use nix::sys::signal::Signal;
 pub use orphans::Orphan;
@@ -62,6 +65,7 @@ pub(crate) use reactor::Reactor;
 #[cfg(test)]
 pub(crate) use sandbox::SentinelCall;
 pub(crate) use sandbox::{Sandbox, SandboxReport, EDITOR_VARS, OPENERS, PAGER_VARS};
+pub(crate) use session::root as sandbox_root;
 pub use session::Cancel;
 pub(crate) use session::Session;
 

@@ -4,21 +4,26 @@
 //! What a fresh HOME hides is the user's config, caches and state, not the installed
 //! toolchains: an isolated run keeps the variables that locate them (`toolchain.rs`).
 //!
-//! Every sandbox lives in its session's scratch directory (`conform-<pid>-...` under
-//! the system temp dir). A sandbox is made just before its run is spawned and
-//! removed when the run's record is taken, which happens on every path a run can
-//! end by (exit, limit, cancel, internal error); a dropped sandbox removes itself
-//! too, and the scratch directory goes with the session, for what an interrupted
-//! kit could not reach.
+//! Every sandbox lives in its session's scratch directory (`conform-<pid>-...`, on a
+//! tmpfs where there is one: `session::root`). The sentinel and its links are
+//! shared by the session (`farm.rs`); a run's own part is only what it may write.
+//! A sandbox is made just before its run is spawned (its fresh directories most
+//! often made ahead by the session's helper thread, `janitor.rs`) and handed back
+//! for removal when the run's record is taken, which happens on every path a run
+//! can end by (exit, limit, cancel, internal error); a dropped sandbox is handed
+//! back too, and the scratch directory goes with the session, for what an
+//! interrupted kit could not reach.
 
 use std::ffi::OsString;
 use std::fs;
 use std::io;
-use std::os::unix::fs::{symlink, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::farm::{self, Farm};
+use super::janitor::Discard;
 use super::session::Scratch;
 use super::toolchain::{real_home, toolchain_env};
 
@@ -42,7 +47,7 @@ pub(crate) const OPENERS: &[&str] = &["xdg-open", "open", "sensible-browser", "w
 
 /// The tool's fresh directories: variable, and the directory's name in the sandbox
 /// (what `created` paths start with).
-const DIRS: [(&str, &str); 6] = [
+pub(super) const FRESH_DIRS: [(&str, &str); 6] = [
     ("HOME", "home"),
     ("XDG_CONFIG_HOME", "config"),
     ("XDG_DATA_HOME", "data"),
@@ -107,44 +112,54 @@ pub(crate) struct SandboxReport {
     pub created_more: usize,
 }
 
-/// A sandbox on disk, removed when dropped.
+/// A sandbox on disk, removed (off the reactor's thread) when dropped.
 pub(super) struct Made {
     dir: PathBuf,
     fresh_dirs: bool,
+    /// The session's log of sentinel calls that came without their run's log.
+    unrouted: PathBuf,
+    discard: Discard,
     /// Variables for the tool's environment.
     pub(super) env: Vec<(String, OsString)>,
     /// The same, as the evidence shows them (no per-run paths, so reports compare).
     pub(super) described: Vec<String>,
 }
 
-/// Makes a run's sandbox.
+/// Makes a run's sandbox: only its writable directories are its own (its log's
+/// directory and, for an isolated run, the fresh HOME, XDG directories and TMPDIR,
+/// most often made ahead of time); the sentinel and its links are the session's.
 pub(super) fn make(sandbox: &Sandbox, scratch: &Scratch) -> io::Result<Made> {
-    let dir = scratch.run_dir()?;
-    fs::create_dir(&dir)?;
+    let farm = scratch.farm()?;
+    let dir = if sandbox.fresh_dirs {
+        scratch.fresh_set()?
+    } else {
+        let dir = scratch.run_dir()?;
+        fs::create_dir(&dir)?;
+        dir
+    };
     // From here on, a failure removes what was made (Drop).
     let mut made = Made {
         dir,
         fresh_dirs: sandbox.fresh_dirs,
+        unrouted: farm.unrouted_log(),
+        discard: scratch.discard(),
         env: Vec::new(),
         described: Vec::new(),
     };
-    made.fill(sandbox)?;
+    made.fill(sandbox, &farm)?;
     Ok(made)
 }
 
 impl Made {
-    fn fill(&mut self, sandbox: &Sandbox) -> io::Result<()> {
-        let dir = self.dir.clone();
-        let sentinel = dir.join("sentinel");
-        let marker = dir.join("calls");
-        fs::write(&sentinel, sentinel_script(&marker))?;
-        fs::set_permissions(&sentinel, fs::Permissions::from_mode(0o755))?;
-        // The sentinel learns the name it was called by from $0: one link per name.
-        let vars = dir.join("vars");
-        fs::create_dir(&vars)?;
+    fn fill(&mut self, sandbox: &Sandbox, farm: &Farm) -> io::Result<()> {
+        let log = self.dir.join("calls");
+        self.set(
+            farm::LOG_VAR,
+            log.into_os_string(),
+            "<sandbox>/calls".into(),
+        );
         for name in sandbox.sentinel_vars {
-            let link = vars.join(name);
-            symlink(&sentinel, &link)?;
+            let link = farm.var(name)?;
             self.set(
                 name,
                 link.into_os_string(),
@@ -152,12 +167,7 @@ impl Made {
             );
         }
         if !sandbox.shims.is_empty() {
-            let bin = dir.join("bin");
-            fs::create_dir(&bin)?;
-            for name in sandbox.shims {
-                symlink(&sentinel, bin.join(name))?;
-            }
-            let mut path = bin.into_os_string();
+            let mut path = farm.bin(sandbox.shims)?.into_os_string();
             if let Some(inherited) = std::env::var_os("PATH") {
                 path.push(":");
                 path.push(inherited);
@@ -165,9 +175,8 @@ impl Made {
             self.set("PATH", path, "<sandbox>/bin:$PATH".into());
         }
         if sandbox.fresh_dirs {
-            for (name, sub) in DIRS {
-                let path = dir.join(sub);
-                fs::create_dir(&path)?;
+            for (name, sub) in FRESH_DIRS {
+                let path = self.dir.join(sub);
                 self.set(name, path.into_os_string(), format!("<sandbox>/{sub}"));
             }
             for (name, path) in toolchain_env(|name| std::env::var_os(name), real_home().as_deref())
@@ -184,16 +193,19 @@ impl Made {
         self.described.push(format!("{name}={described}"));
     }
 
-    /// What the sentinel logged and what appeared in the fresh directories; then the
-    /// sandbox is removed.
-    pub(super) fn finish(self) -> SandboxReport {
+    /// What the sentinel logged for the run whose process group is `group`, and what
+    /// appeared in the fresh directories; then the sandbox is handed over for
+    /// removal.
+    pub(super) fn finish(self, group: i32) -> SandboxReport {
+        let mut sentinel_calls = read_calls(&self.dir.join("calls"));
+        sentinel_calls.extend(read_unrouted(&self.unrouted, group));
         let mut report = SandboxReport {
-            sentinel_calls: read_calls(&self.dir.join("calls")),
+            sentinel_calls,
             ..SandboxReport::default()
         };
         if self.fresh_dirs {
             let mut created = Vec::new();
-            for (_, sub) in DIRS {
+            for (_, sub) in FRESH_DIRS {
                 list(&self.dir, &self.dir.join(sub), &mut created);
             }
             created.sort();
@@ -207,36 +219,12 @@ impl Made {
 
 impl Drop for Made {
     fn drop(&mut self) {
-        remove_tree(&self.dir);
+        self.discard.remove(std::mem::take(&mut self.dir));
     }
-}
-
-/// A shell script that appends its name and argv to `marker` (fields separated by
-/// US, records ended by RS, so arguments may hold spaces and newlines) and exits 1
-/// without reading stdin, as a pager or editor that failed at once would.
-fn sentinel_script(marker: &Path) -> String {
-    let quoted = marker.to_string_lossy().replace('\'', r"'\''");
-    format!(
-        "#!/bin/sh\n\
-         # conform's sentinel: records that it ran and how, then fails.\n\
-         us=$(printf '\\037')\n\
-         record=${{0##*/}}\n\
-         for arg in \"$@\"; do record=\"$record$us$arg\"; done\n\
-         printf '%s\\036' \"$record\" >> '{quoted}'\n\
-         exit 1\n"
-    )
 }
 
 fn read_calls(marker: &Path) -> Vec<SentinelCall> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    if let Ok(file) = fs::File::open(marker) {
-        // Unreadable means no call was logged.
-        let _ = file.take(MARKER_READ).read_to_end(&mut bytes);
-    }
-    String::from_utf8_lossy(&bytes)
-        .split('\u{1e}')
-        .filter(|record| !record.is_empty())
+    records(marker)
         .map(|record| {
             let mut fields = record.split('\u{1f}').map(String::from);
             SentinelCall {
@@ -245,6 +233,40 @@ fn read_calls(marker: &Path) -> Vec<SentinelCall> {
             }
         })
         .collect()
+}
+
+/// The calls in the session's unrouted log made from process group `group`.
+fn read_unrouted(log: &Path, group: i32) -> Vec<SentinelCall> {
+    let group = group.to_string();
+    records(log)
+        .filter_map(|record| {
+            let (from, call) = record.split_once('\u{1f}')?;
+            (from == group).then(|| call.to_string())
+        })
+        .map(|call| {
+            let mut fields = call.split('\u{1f}').map(String::from);
+            SentinelCall {
+                name: fields.next().unwrap_or_default(),
+                argv: fields.collect(),
+            }
+        })
+        .collect()
+}
+
+/// The records of a sentinel log, each ended by RS; none when it is absent.
+fn records(log: &Path) -> impl Iterator<Item = String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    if let Ok(file) = fs::File::open(log) {
+        // Unreadable means no call was logged.
+        let _ = file.take(MARKER_READ).read_to_end(&mut bytes);
+    }
+    String::from_utf8_lossy(&bytes)
+        .split('\u{1e}')
+        .filter(|record| !record.is_empty())
+        .map(String::from)
+        .collect::<Vec<_>>()
+        .into_iter()
 }
 
 /// Every entry under `dir`, relative to `root`, without following symlinks.
@@ -344,18 +366,22 @@ mod tests {
         };
         let status = Command::new(env("PAGER"))
             .args(["a b", "line\nbreak"])
+            .env(farm::LOG_VAR, env(farm::LOG_VAR))
             .status()
             .expect("sentinel runs");
         assert_eq!(status.code(), Some(1));
+        // A tool that cleared the variable: the call is found by its process group.
         let opened = Command::new("xdg-open")
             .arg("https://example.com")
             .env("PATH", env("PATH"))
+            .env_remove(farm::LOG_VAR)
             .status()
             .expect("shim runs");
         assert_eq!(opened.code(), Some(1));
         fs::create_dir(dir.join("config/tool")).expect("mkdir");
         fs::write(dir.join("config/tool/x"), "").expect("write");
-        let report = made.finish();
+        let group = nix::unistd::getpgrp().as_raw();
+        let report = made.finish(group);
         assert_eq!(
             report.sentinel_calls,
             vec![
@@ -370,6 +396,8 @@ mod tests {
             ]
         );
         assert_eq!(report.created, ["config/tool/", "config/tool/x"]);
+        // Removed off the reactor's thread; the session waits for it.
+        drop(scratch);
         assert!(!dir.exists(), "removed after the run");
     }
 }

@@ -32,6 +32,16 @@ pub(crate) fn document(
         "cancelled": status.is_cancellation(),
         "duration_ms": duration_ms,
         "selected_checks": selected,
+        "sandboxes": sandboxes(),
         "results": results,
+    })
+}
+
+/// Where this conform made its sandboxes: a tmpfs, or a disk filesystem.
+fn sandboxes() -> Value {
+    let root = crate::exec::sandbox_root();
+    json!({
+        "dir": root.dir.display().to_string(),
+        "filesystem": if root.tmpfs { "tmpfs" } else { "other" },
     })
 }

@@ -81,7 +81,10 @@ fn sandbox_setup(run: &RunFacts) -> Option<Vec<String>> {
     for value in run
         .env
         .iter()
-        .filter_map(|e| e.split_once('=').map(|(_, v)| v))
+        .filter_map(|e| e.split_once('='))
+        // The kit's sentinel log is a file the stand-in below never writes.
+        .filter(|(name, _)| *name != crate::exec::SENTINEL_LOG_VAR)
+        .map(|(_, value)| value)
     {
         for (at, _) in value.match_indices(SANDBOX) {
             let rest = value[at + SANDBOX.len()..].trim_start_matches('/');
