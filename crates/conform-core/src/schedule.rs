@@ -50,11 +50,18 @@ const STARVED_SHARE: u32 = 4;
 /// within scheduling noise, and a very short run is cheap to judge as it is.
 const STARVED_AT_LEAST: Duration = Duration::from_millis(20);
 
+/// Output past which a tool may have blocked in `write` on a pipe or terminal that
+/// the kit did not drain (a terminal's buffer is the smaller, at 4 KiB).
+const BLOCKING_OUTPUT: u64 = 4096;
+
 /// Whether `record`'s outcome was decided by time while it was kept from the CPU.
-/// The kit's wait counts as much as the tool's, whatever time decided: a reactor
-/// kept off the CPU does not drain the pipes, so a tool that writes much sits
-/// blocked in `write` until its limit (as a late read of line N, or a late look at
-/// a held pipe, decides those outcomes).
+/// Whose wait counts depends on what time decided:
+/// - at the limit, the tool's; and the kit's too when the tool wrote enough to
+///   fill a pipe, since a reactor kept off the CPU leaves the pipe undrained and
+///   the writer blocked in `write` until its limit;
+/// - for a line N read after the exit, the kit's too: a late read decides it;
+/// - for a pipe held past the grace, the tool's: the kit's look after the grace
+///   drains whatever has arrived, so a late kit cannot make a closed pipe look held.
 pub(crate) fn starved(record: &RunRecord) -> bool {
     let Some(window) = record
         .time_decided_over()
@@ -62,7 +69,19 @@ pub(crate) fn starved(record: &RunRecord) -> bool {
     else {
         return false;
     };
-    let waited = record.cpu_wait.longest();
+    let wrote_a_buffer =
+        record.stdout.total_bytes.max(record.stderr.total_bytes) >= BLOCKING_OUTPUT;
+    let waited = if record.timed_out {
+        if wrote_a_buffer {
+            record.cpu_wait.longest()
+        } else {
+            record.cpu_wait.tool
+        }
+    } else if record.trigger == crate::exec::TriggerOutcome::AfterExit {
+        record.cpu_wait.longest()
+    } else {
+        record.cpu_wait.tool
+    };
     waited >= STARVED_AT_LEAST && waited >= window / STARVED_SHARE
 }
 
@@ -684,13 +703,17 @@ mod tests {
         let plan = Plan {
             runs: vec![planned("slow", vec![], None), planned("a", vec![], None)],
         };
-        let blocked = |spec: &RunSpec| RunRecord {
-            cpu_wait: crate::exec::CpuWait {
-                tool: Duration::ZERO,
-                kit: Duration::from_millis(4200),
-                in_flight: 8,
-            },
-            ..hung(spec, Duration::ZERO)
+        let blocked = |spec: &RunSpec| {
+            let mut record = RunRecord {
+                cpu_wait: crate::exec::CpuWait {
+                    tool: Duration::ZERO,
+                    kit: Duration::from_millis(4200),
+                    in_flight: 8,
+                },
+                ..hung(spec, Duration::ZERO)
+            };
+            record.stdout.total_bytes = 16 << 20;
+            record
         };
         for starved_twice in [false, true] {
             let (records, log) = counted_with(&plan, true, |spec, attempt| {
@@ -736,7 +759,7 @@ mod tests {
     }
 
     #[test]
-    fn the_kits_own_wait_counts_whatever_time_decided() {
+    fn the_kits_own_wait_counts_where_a_late_kit_could_decide_the_outcome() {
         let spec = planned("tool", vec![], None).spec;
         let kit_waited = |record: RunRecord| RunRecord {
             cpu_wait: crate::exec::CpuWait {
@@ -752,8 +775,22 @@ mod tests {
             ..RunRecord::new(&spec)
         });
         assert!(
-            starved(&at_limit),
-            "a kit kept from the CPU left the pipe undrained and the tool blocked"
+            !starved(&at_limit),
+            "a tool that wrote less than a pipe holds could not block on it"
+        );
+        let mut writer = at_limit.clone();
+        writer.stdout.total_bytes = 64 * 1024;
+        assert!(
+            starved(&writer),
+            "a kit kept from the CPU left the pipe undrained and the writer blocked"
+        );
+        let held = kit_waited(RunRecord {
+            pipe_held_open: true,
+            ..RunRecord::new(&spec)
+        });
+        assert!(
+            !starved(&held),
+            "a late look after the grace still finds a closed pipe closed"
         );
         let late_line = kit_waited(RunRecord {
             trigger: crate::exec::TriggerOutcome::AfterExit,

@@ -3,11 +3,9 @@
 //! was cancelled); it reacts at once and says when it next needs attention.
 
 use std::os::fd::{BorrowedFd, OwnedFd};
-use std::process::ChildStdin;
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
-use nix::unistd::Pid;
 
 use super::blackhole::BlackHole;
 use super::capture::Pipe;
@@ -66,7 +64,7 @@ pub(super) struct Active {
     process: Process,
     /// Held, never written, until the run is over: a tool that reads stdin blocks
     /// rather than seeing EOF. `None` for a closed stdin.
-    stdin: Option<ChildStdin>,
+    stdin: Option<OwnedFd>,
     /// For a terminal run, the terminal's master side (everything the tool wrote).
     stdout: Pipe,
     stderr: Pipe,
@@ -142,10 +140,7 @@ impl Active {
         if let Some(made) = &made {
             record.env_changes.extend(made.described.iter().cloned());
         }
-        let spawn::Spawned {
-            mut child,
-            terminal,
-        } = match spawn::spawn(spec, extra_env) {
+        let spawned = match spawn::spawn(spec, extra_env) {
             Ok(spawned) => spawned,
             Err(err) => {
                 record.error = Some(RunError {
@@ -159,9 +154,8 @@ impl Active {
         };
         // The limit counts from the spawn: making the sandbox is the kit's time.
         let started = Instant::now();
-        let stdout = terminal.or_else(|| child.stdout.take().map(OwnedFd::from));
-        // Kernel pids fit in pid_t; std hands the value out as u32.
-        let pid = Pid::from_raw(child.id() as nix::libc::pid_t);
+        let stdout = spawned.terminal.or(spawned.stdout);
+        let pid = spawned.pid;
         let mut active = Active {
             spec: spec.clone(),
             record,
@@ -169,9 +163,9 @@ impl Active {
             deadline: started + spec.limit.min(LONGEST_LIMIT),
             phase: Phase::Running,
             process: Process::new(pid),
-            stdin: child.stdin.take(),
+            stdin: spawned.stdin,
             stdout: Pipe::new(stdout, spec.capture_limit),
-            stderr: Pipe::new(child.stderr.take().map(OwnedFd::from), spec.capture_limit),
+            stderr: Pipe::new(spawned.stderr, spec.capture_limit),
             sandbox: made,
             hole,
             trigger: Armed::new(spec.trigger),

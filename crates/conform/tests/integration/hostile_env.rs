@@ -116,7 +116,17 @@ fn interrupting_conform_removes_its_sandboxes() {
         }
     };
     let home = Path::new(home.trim());
-    assert!(home.starts_with(&tmp), "{home:?} is in the kit's temp dir");
+    // The kit's scratch directory: under TMPDIR, or on a tmpfs when TMPDIR is not one.
+    let prefix = format!("conform-{}-", child.id());
+    let scratch = home
+        .ancestors()
+        .find(|dir| {
+            dir.file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.starts_with(&prefix))
+        })
+        .unwrap_or_else(|| panic!("{home:?} is in the kit's scratch directory"))
+        .to_path_buf();
     assert!(home.is_dir(), "{home:?} exists while the tool runs");
     let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid fits"));
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).expect("SIGINT sent");
@@ -124,6 +134,7 @@ fn interrupting_conform_removes_its_sandboxes() {
         .unwrap_or_else(|| panic!("conform did not stop within {HANG:?} of SIGINT"));
     assert_eq!(status.code(), Some(130));
     assert!(!home.exists(), "{home:?} removed");
+    assert!(!scratch.exists(), "{scratch:?} removed");
     assert_eq!(entries(&tmp), Vec::<String>::new());
 }
 
