@@ -194,11 +194,15 @@ impl<'p> Pool<'p> {
         self.outstanding.iter().all(|&n| n == 0)
     }
 
-    /// A run that is not made: its gate run hit the limit.
+    /// A run that is not made: its gate run hit the limit, or it compares data
+    /// with a gate whose stdout was cut at the capture cap.
     fn gated(&self, (p, index): RunKey) -> bool {
-        self.plans[p].runs[index]
-            .gate
-            .is_some_and(|gate| self.records[p][gate].as_ref().is_none_or(|r| r.timed_out))
+        let planned = &self.plans[p].runs[index];
+        planned.gate.is_some_and(|gate| {
+            self.records[p][gate].as_ref().is_none_or(|r| {
+                r.timed_out || (planned.role.kind.compares_data() && r.stdout.truncated)
+            })
+        })
     }
 
     /// Completes a derived run's spec from the records it reads; `false` when the

@@ -13,6 +13,9 @@ pub const DEFECT_ENV: &str = "DEMOCLI_DEFECT";
 pub enum Defect {
     /// `deployments list` (single envelope) sleeps forever.
     HangOnList,
+    /// `deployments list` (single envelope) pads its first item with 64 MiB of
+    /// notes: an envelope over any sane capture cap.
+    HugeEnvelope,
     /// `deployments list` reads stdin to EOF whenever stdin is not a terminal.
     ReadsStdin,
     /// JSON only with an explicit `--format json`; a pipe gets plain text.
@@ -132,7 +135,7 @@ pub enum Defect {
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 52] = [
+    pub const ALL: [(&'static str, Defect); 53] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -205,6 +208,7 @@ impl Defect {
         ("waits-for-device-code", Defect::WaitsForDeviceCode),
         ("env-substring-match", Defect::EnvSubstringMatch),
         ("truncates-silently", Defect::TruncatesSilently),
+        ("huge-envelope", Defect::HugeEnvelope),
         (
             "timeout-ignored-behind-proxy",
             Defect::TimeoutIgnoredBehindProxy,

@@ -154,13 +154,37 @@ fn nothing_judged(ctx: &Context<'_>) -> String {
             )
         })
         .collect();
-    if hung.is_empty() {
+    let cut: Vec<String> = ctx
+        .all_runs()
+        .iter()
+        .filter(|run| run.planned.role.kind == RunKind::Closed && run.record.stdout.truncated)
+        .map(|run| {
+            format!(
+                "{} (stdin {}) wrote {} bytes, over the {}-byte capture cap",
+                evidence::quoted(&run.planned.label),
+                run.record.stdin.as_str(),
+                run.record.stdout.total_bytes,
+                run.record.stdout.bytes.len()
+            )
+        })
+        .collect();
+    let mut why = Vec::new();
+    if !hung.is_empty() {
+        why.push(format!(
+            "{}; the runs that follow a hung run are not made",
+            hung.join(", ")
+        ));
+    }
+    if !cut.is_empty() {
+        why.push(format!(
+            "{}; its data cannot be compared past the cap, so the runs that compare with it are not made (json_envelope fails the cap)",
+            cut.join(", ")
+        ));
+    }
+    if why.is_empty() {
         "no run this check reads was made".to_string()
     } else {
-        format!(
-            "no run could be judged: {}; the runs that follow a hung run are not made",
-            hung.join(", ")
-        )
+        format!("no run could be judged: {}", why.join("; "))
     }
 }
 

@@ -117,6 +117,25 @@ impl RunKind {
     ];
 
     /// Whether its output is on pipes (every kind but the terminal runs).
+    /// Whether this kind's check compares the run's data with its baseline's. A
+    /// baseline cut at the capture cap has no data to compare (`json_envelope`
+    /// fails it for the cap), so the pool does not make these runs from it; the
+    /// runs that judge time, exit codes or bytes are still made.
+    pub(crate) const fn compares_data(self) -> bool {
+        matches!(
+            self,
+            RunKind::Locale
+                | RunKind::CiTerminal
+                | RunKind::Narrow
+                | RunKind::SizeCap
+                | RunKind::GenericEnv
+                | RunKind::GenericEnvEach
+                | RunKind::PageLimit
+                | RunKind::PageNext
+                | RunKind::PageBadCursor
+        )
+    }
+
     pub(crate) const fn on_pipes(self) -> bool {
         !matches!(
             self,

@@ -211,4 +211,5 @@ broken! {
     env_substring_match => "env-substring-match",
     truncates_silently => "truncates-silently",
     timeout_ignored_behind_proxy => "timeout-ignored-behind-proxy",
+    huge_envelope => "huge-envelope",
 }
