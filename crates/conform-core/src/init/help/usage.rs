@@ -66,7 +66,14 @@ pub(super) fn usage_forms(help: &str, tool: &str) -> Vec<String> {
         }
         i += 1;
     }
+    // oclif writes its usage as a shell line: `$ herd apps:info [-a <value>]`.
     forms
+        .into_iter()
+        .map(|form| match form.strip_prefix("$ ") {
+            Some(rest) => rest.trim_start().to_string(),
+            None => form,
+        })
+        .collect()
 }
 
 /// Whether a help text reads as help: it has a usage line.
