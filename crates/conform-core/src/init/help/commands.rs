@@ -293,8 +293,9 @@ fn parse_entry(trimmed: &str, path: &[&str]) -> Option<(HelpEntry, Vec<String>)>
                 continue;
             }
         }
-        if command_placeholder(word).is_some() {
-            group = true;
+        // `kv store <command>`; commander's `help [command]` is no group.
+        if let Some(required) = command_placeholder(word) {
+            group |= required;
             continue;
         }
         if !is_placeholder(word) {
