@@ -348,7 +348,9 @@ pub(super) fn usage_subcommands(help: &str, name: &str, tool: &str) -> Vec<HelpE
 pub(super) fn full_list_argv(help: &str, tool: &str) -> Option<Vec<String>> {
     for line in help.lines() {
         let lower = line.to_ascii_lowercase();
-        if !(lower.contains("command") && lower.contains("list")) {
+        // kubectl's "Use "kubectl options" for a list of global command-line
+        // options" lists options, not commands.
+        if !(lower.contains("command") && lower.contains("list")) || lower.contains("option") {
             continue;
         }
         // A quoted invocation of the tool: 'git help -a'.

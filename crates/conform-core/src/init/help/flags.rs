@@ -9,7 +9,8 @@ use super::text::unbox;
 /// An option listed in a help text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct HelpFlag {
-    /// `--dry-run`, with its dashes; `None` for a short-only option.
+    /// `--dry-run` with its dashes as written (Go's one-dash `-chdir` too);
+    /// `None` for a short-only option.
     pub long: Option<String>,
     /// `-n`, with its dash.
     pub short: Option<String>,
@@ -65,11 +66,16 @@ fn parse_flag_line(trimmed: &str) -> Vec<HelpFlag> {
             longs.push(format!("--{name}"));
         } else if let Some(name) = word.strip_prefix('-') {
             let (name, value) = split_value(name);
-            if name.chars().count() != 1 || !name.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+            if !name.starts_with(|c: char| c.is_ascii_alphanumeric()) {
                 return Vec::new();
             }
             takes_value |= value;
-            short = Some(format!("-{name}"));
+            if name.chars().count() == 1 {
+                short = Some(format!("-{name}"));
+            } else {
+                // Go's flag package and terraform: `-chdir=DIR`, one dash.
+                longs.push(format!("-{name}"));
+            }
         } else if is_boolean_mark(word) {
             // Typer prints a flag's type: `--json  <bool>`.
         } else {
@@ -101,10 +107,14 @@ fn parse_flag_line(trimmed: &str) -> Vec<HelpFlag> {
 
 /// `app=<value>` → (`app`, true); `verbose...` → (`verbose`, false);
 /// `occurrence[=NUMBER]` → (`occurrence`, true).
+/// kubectl shows a boolean's default: `--watch=false:` takes no value.
 fn split_value(name: &str) -> (&str, bool) {
-    let name = name.trim_end_matches("...");
+    let name = name.trim_end_matches(':').trim_end_matches("...");
     match name.find(['=', '[', '<']) {
-        Some(at) => (&name[..at], true),
+        Some(at) => {
+            let boolean = matches!(&name[at..], "=false" | "=true");
+            (&name[..at], !boolean)
+        }
         None => (name, false),
     }
 }

@@ -527,3 +527,45 @@ fn tools_with_options_only() {
     assert!(!lists_no_subcommands("Usage: t <command> [args]\n", "t"));
     assert!(!lists_no_subcommands("t: try again\n", "t"));
 }
+
+#[test]
+fn pip_forms_parted_by_a_blank_line() {
+    // pip 24's `pip config --help`: the usage forms in two groups.
+    let help = "\nUsage:\n  pip config [<file-option>] list\n  pip config [<file-option>] [--editor <editor-path>] edit\n\n  pip config [<file-option>] get command.option\n  pip config [<file-option>] debug\n\nDescription:\n  Manage local and global configuration.\n";
+    let page = read_page(help, &["pip", "config"]);
+    assert_eq!(names(&page.entries), ["list", "edit", "get", "debug"]);
+    assert_eq!(marked(&page.entries), (vec![], vec!["get"]));
+    assert!(page.needs_subcommand);
+}
+
+#[test]
+fn option_styles() {
+    // kubectl writes a boolean's default, terraform one-dash long options.
+    let kubectl = "Options:\n    -A, --all-namespaces=false:\n\tIf present, list across all namespaces.\n\n    -o, --output='':\n\tOutput format.\n";
+    let page = read_page(kubectl, &["kubectl", "get"]);
+    assert!(page.flag("-A").is_some_and(|f| !f.takes_value));
+    assert!(page.flag("--output").is_some_and(|f| f.takes_value));
+    let terraform = "Global options (use these before the subcommand, if any):\n  -chdir=DIR    Switch to a different working directory.\n  -help         Show this help output.\n";
+    let page = read_page(terraform, &["terraform"]);
+    assert!(page.flag("-chdir").is_some_and(|f| f.takes_value));
+    assert!(page.flag("-help").is_some_and(|f| !f.takes_value));
+    let click = "Options:\n  --debug / --no-debug  Set debug mode.\n  -e, --env-file FILE   Load variables.\n";
+    let page = read_page(click, &["flask"]);
+    assert!(page.flag("--no-debug").is_some_and(|f| !f.takes_value));
+    assert!(page
+        .flag("-e")
+        .is_some_and(|f| f.takes_value && f.long.as_deref() == Some("--env-file")));
+}
+
+#[test]
+fn a_pointer_to_an_options_list_is_no_command_listing() {
+    let kubectl = "Usage:\n  kubectl [flags] [options]\n\nUse \"kubectl <command> --help\" for more information about a given command.\nUse \"kubectl options\" for a list of global command-line options (applies to all commands).\n";
+    assert!(listing_argvs(kubectl, "kubectl").is_empty());
+    assert_eq!(
+        listing_argvs(
+            "Usage: t [OPTIONS]\n\nOptions:\n  --help-all  Print help for every command\n",
+            "t"
+        ),
+        [["--help-all"]]
+    );
+}
