@@ -13,6 +13,9 @@
 mod candidates;
 mod classify;
 mod commands;
+mod flags;
+mod listing;
+mod page;
 mod text;
 mod usage;
 mod words;
