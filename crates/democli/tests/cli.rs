@@ -1033,6 +1033,8 @@ const CHECKS: &[&str] = &[
     "hallucinated_input_rejected",
     "output_size_cap",
     "timeout_flag",
+    "network_timeout",
+    "no_self_update",
 ];
 
 #[test]
@@ -1282,7 +1284,7 @@ fn a_silent_proxy_ends_releases_with_exit_10_timeout_after_the_timeout() {
     let manifest = sandbox.run(&["manifest"]).envelope();
     let declared = &manifest["data"]["commands"]["releases"];
     assert_eq!(declared["has_network_io"], true);
-    assert_eq!(declared["flags"]["timeout"]["default"], "30s");
+    assert_eq!(declared["flags"]["timeout"]["default"], "1s");
     assert_eq!(declared["exit_codes"]["10"]["name"], "TIMEOUT");
     assert_eq!(declared["exit_codes"]["10"]["retryable"], true);
     assert_eq!(declared["exit_codes"]["10"]["side_effects"], "none");

@@ -211,4 +211,6 @@ broken! {
     env_substring_match => "env-substring-match",
     truncates_silently => "truncates-silently",
     timeout_ignored_behind_proxy => "timeout-ignored-behind-proxy",
+    no_default_network_timeout => "no-default-network-timeout",
+    update_notice_in_ci => "update-notice-in-ci",
 }
