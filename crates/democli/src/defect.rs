@@ -129,13 +129,20 @@ pub enum Defect {
     /// Under `DEMOCLI_MAX_OUTPUT_BYTES` items are dropped until the envelope fits, but
     /// `meta` does not say so: no `truncated`, hint, `returned_count` or `total_count`.
     TruncatesSilently,
-    /// `releases` ignores `--timeout` once a proxy is set: it waits on the proxy until
-    /// it answers or a signal ends democli.
+    /// `releases` ignores a given `--timeout` once a proxy is set: it waits on the
+    /// proxy until it answers or a signal ends democli (without the flag, its default
+    /// timeout still ends the wait).
     TimeoutIgnoredBehindProxy,
+    /// `releases` has no default timeout: without `--timeout` it waits on the proxy
+    /// until it answers or a signal ends democli.
+    NoDefaultNetworkTimeout,
+    /// Every command past parsing prints an update notice for a newer democli on
+    /// stderr, whether or not `CI` is set.
+    UpdateNoticeInCi,
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 53] = [
+    pub const ALL: [(&'static str, Defect); 55] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -213,6 +220,11 @@ impl Defect {
             "timeout-ignored-behind-proxy",
             Defect::TimeoutIgnoredBehindProxy,
         ),
+        (
+            "no-default-network-timeout",
+            Defect::NoDefaultNetworkTimeout,
+        ),
+        ("update-notice-in-ci", Defect::UpdateNoticeInCi),
     ];
 
     pub fn from_name(name: &str) -> Option<Defect> {

@@ -119,6 +119,11 @@ fn run(started: Instant) -> io::Result<u8> {
     if parsed.switch("version") {
         return version(&ui, started);
     }
+    if faults.on(Defect::UpdateNoticeInCi) {
+        output::write_stderr(
+            "democli: a new version 9.9.9 is available, run `npm install -g democli@latest` to upgrade\n",
+        );
+    }
     let cap = match output_cap::from_env() {
         Ok(cap) => cap,
         Err(error) => return ui.write_error(&error, key, started),

@@ -511,8 +511,10 @@ const RELEASES_EXITS: &[ExitEntry] = &[
     TERMINATED_BEFORE_WRITE,
 ];
 
-/// Default of `releases --timeout`, as typed.
-pub const DEFAULT_TIMEOUT: &str = "30s";
+/// Default of `releases --timeout`, as typed: short, so that a call whose proxy never
+/// answers ends (exit 10 TIMEOUT) well within the 5 s an agent's harness gives it
+/// (REQ-F-011). A slower network needs `--timeout`.
+pub const DEFAULT_TIMEOUT: &str = "1s";
 
 const RELEASES_FLAGS: &[Flag] = &[Flag {
     name: "timeout",

@@ -1033,6 +1033,8 @@ const CHECKS: &[&str] = &[
     "hallucinated_input_rejected",
     "output_size_cap",
     "timeout_flag",
+    "network_timeout",
+    "no_self_update",
 ];
 
 #[test]
@@ -1282,10 +1284,43 @@ fn a_silent_proxy_ends_releases_with_exit_10_timeout_after_the_timeout() {
     let manifest = sandbox.run(&["manifest"]).envelope();
     let declared = &manifest["data"]["commands"]["releases"];
     assert_eq!(declared["has_network_io"], true);
-    assert_eq!(declared["flags"]["timeout"]["default"], "30s");
+    assert_eq!(declared["flags"]["timeout"]["default"], "1s");
     assert_eq!(declared["exit_codes"]["10"]["name"], "TIMEOUT");
     assert_eq!(declared["exit_codes"]["10"]["retryable"], true);
     assert_eq!(declared["exit_codes"]["10"]["side_effects"], "none");
+}
+
+#[test]
+fn without_a_timeout_flag_a_silent_proxy_ends_releases_at_the_default_timeout() {
+    let proxy = FakeProxy::start(None);
+    let sandbox = Sandbox::new();
+    let run = releases(&sandbox, &[("HTTPS_PROXY", &proxy.url)], &[]);
+    assert!(proxy.request().starts_with("CONNECT "));
+    // The default (1s) ends the wait, well inside the 5 s an agent's harness allows.
+    assert_eq!(run.code, 10, "{}", run.stderr);
+    let envelope = run.envelope();
+    assert_eq!(envelope["error"]["code"], "TIMEOUT");
+    assert_eq!(envelope["error"]["retryable"], true);
+    assert_eq!(envelope["error"]["context"]["timeout_ms"], 1000);
+}
+
+#[test]
+fn defect_update_notice_in_ci_names_a_newer_version_on_stderr_but_not_for_version() {
+    let sandbox = Sandbox::new();
+    let mut cmd = sandbox.cmd(&["deployments", "list"]);
+    cmd.env("DEMOCLI_DEFECT", "update-notice-in-ci")
+        .env("CI", "true");
+    let run = Run::from(cmd);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("a new version 9.9.9 is available"),
+        "{}",
+        run.stderr
+    );
+    let mut cmd = sandbox.cmd(&["--version"]);
+    cmd.env("DEMOCLI_DEFECT", "update-notice-in-ci");
+    let run = Run::from(cmd);
+    assert!(!run.stderr.contains("9.9.9"), "{}", run.stderr);
 }
 
 #[test]

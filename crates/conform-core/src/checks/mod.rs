@@ -19,10 +19,12 @@ mod invalid;
 mod judge;
 mod line_endings;
 mod manifest;
+mod network_timeout;
 mod output_schema;
 mod pagination;
 mod profile_consistency;
 mod repl;
+mod self_update;
 mod signals;
 mod size_cap;
 mod stream;
@@ -106,6 +108,8 @@ registry! {
     HeadlessAuth => headless::HEADLESS_AUTH,
     HallucinatedInputRejected => hallucinated::HALLUCINATED_INPUT_REJECTED,
     GenericEnvIgnored => generic_env::GENERIC_ENV_IGNORED,
+    NetworkTimeout => network_timeout::NETWORK_TIMEOUT,
+    NoSelfUpdate => self_update::NO_SELF_UPDATE,
 }
 
 /// A check: what the catalog says about it, the run variants it reads (the planner
@@ -305,8 +309,8 @@ mod tests {
     ];
 
     /// The failure modes each requirement page names as its source (`**Source:**`
-    /// in `requirements/*.md` of cli-agent-spec); REQ-F-068, REQ-F-071 and REQ-F-073
-    /// name a "silent assumption" instead.
+    /// in `requirements/*.md` of cli-agent-spec); REQ-F-068, REQ-F-071, REQ-F-073
+    /// and REQ-F-077 name a "silent assumption" instead.
     const REQUIREMENT_SOURCES: &[(&str, &[u16])] = &[
         ("REQ-C-001", &[1]),
         ("REQ-C-002", &[23]),
@@ -325,7 +329,11 @@ mod tests {
         ("REQ-F-010", &[10]),
         ("REQ-F-013", &[16]),
         ("REQ-F-014", &[16]),
+        ("REQ-F-011", &[11]),
         ("REQ-F-012", &[11]),
+        ("REQ-F-029", &[32]),
+        ("REQ-F-050", &[41]),
+        ("REQ-F-077", &[]),
         ("REQ-F-015", &[14]),
         ("REQ-F-018", &[5]),
         ("REQ-F-019", &[5]),

@@ -254,3 +254,46 @@ fn width_invariant_skips_without_a_read_probe_or_data_to_compare() {
     });
     assert_passed(&outcome, 1);
 }
+
+#[test]
+fn network_timeout_skips_when_no_black_hole_run_reached_the_listener() {
+    let outcome = judged(CheckId::NetworkTimeout, |_, record| {
+        write(record, DATA_ENVELOPE);
+    });
+    assert_skipped(
+        &outcome,
+        "no read probe's black-hole run reached the listener",
+    );
+
+    let outcome = judged(CheckId::NetworkTimeout, |run, record| {
+        if run.role.kind == RunKind::BlackHole {
+            record.proxy_requests = vec![crate::exec::ProxyRequest {
+                host: Some("registry.example".into()),
+                port: Some(443),
+                path: None,
+                at: std::time::Duration::ZERO,
+            }];
+            record.exit = Exit::Code(10);
+            write(
+                record,
+                &ERROR_ENVELOPE
+                    .replace("UNKNOWN_FLAG", "TIMEOUT")
+                    .replace("\"retryable\":false", "\"retryable\":true")
+                    .replace("\"exit_code\":2", "\"exit_code\":10"),
+            );
+        }
+    });
+    assert_passed(&outcome, 1);
+}
+
+#[test]
+fn no_self_update_skips_without_a_sandbox_report_or_a_ci_run() {
+    let outcome = judged_with(NO_READ_PROBE, CheckId::NoSelfUpdate, |_, _| {});
+    assert_skipped(&outcome, "no isolated run left a sandbox report");
+
+    let outcome = judged_with(NO_READ_PROBE, CheckId::NoSelfUpdate, |_, record| {
+        record.sandbox = Some(SandboxReport::default());
+    });
+    assert_eq!(outcome.status(), Status::Pass, "{outcome:#?}");
+    assert!(outcome.runs_checked > 0, "{outcome:#?}");
+}

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
 
-use super::blackhole::BlackHole;
+use super::blackhole::{BlackHole, Recorder};
 use super::capture::Pipe;
 use super::cpu;
 use super::demand::Demand;
@@ -53,6 +53,10 @@ pub(super) enum Source {
     Stdout,
     Stderr,
     Exit,
+    /// The run's black hole, with a connection waiting to be taken.
+    Listener,
+    /// A connection to the black hole whose request head is still arriving.
+    Peer(usize),
 }
 
 pub(super) struct Active {
@@ -70,8 +74,9 @@ pub(super) struct Active {
     stderr: Pipe,
     /// The run's sandbox, reported and removed when the record is taken.
     sandbox: Option<sandbox::Made>,
-    /// The run's black-hole proxy, closed when the record is taken.
-    hole: Option<BlackHole>,
+    /// The run's black-hole proxy and what its clients asked for, closed when the
+    /// record is taken.
+    hole: Option<Recorder>,
     /// The trigger, waiting for its line of stdout.
     trigger: Armed,
     /// When the kit hit the limit (or was cancelled) and began killing the group.
@@ -167,7 +172,7 @@ impl Active {
             stdout: Pipe::new(stdout, spec.capture_limit),
             stderr: Pipe::new(spawned.stderr, spec.capture_limit),
             sandbox: made,
-            hole,
+            hole: hole.map(|hole| Recorder::new(hole, started)),
             trigger: Armed::new(spec.trigger),
             killed_at: None,
             kill: None,
@@ -216,6 +221,12 @@ impl Active {
 
     /// The fds to poll now.
     pub(super) fn sources(&self) -> impl Iterator<Item = (Source, BorrowedFd<'_>)> {
+        let network = self.hole.iter().flat_map(|hole| {
+            hole.sources().map(|(peer, fd)| match peer {
+                Some(index) => (Source::Peer(index), fd),
+                None => (Source::Listener, fd),
+            })
+        });
         [
             self.stdout.fd().map(|fd| (Source::Stdout, fd)),
             self.stderr.fd().map(|fd| (Source::Stderr, fd)),
@@ -223,6 +234,7 @@ impl Active {
         ]
         .into_iter()
         .flatten()
+        .chain(network)
     }
 
     /// Whether the exit can only be noticed by asking (no pidfd): the reactor then
@@ -261,6 +273,16 @@ impl Active {
                 self.stderr.read_into(buf);
             }
             Source::Exit => {}
+            Source::Listener => {
+                if let Some(hole) = &mut self.hole {
+                    hole.accept();
+                }
+            }
+            Source::Peer(index) => {
+                if let Some(hole) = &mut self.hole {
+                    hole.read(index);
+                }
+            }
         }
         self.advance(Instant::now());
     }
@@ -331,7 +353,9 @@ impl Active {
         let group = self.group();
         self.record.sandbox = self.sandbox.take().map(|made| made.finish(group));
         if let Some(hole) = self.hole.take() {
-            self.record.proxy_connections = Some(hole.take_connections());
+            let requests = hole.finish();
+            self.record.proxy_connections = Some(requests.len());
+            self.record.proxy_requests = requests;
         }
         self.record
     }

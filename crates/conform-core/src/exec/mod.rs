@@ -55,7 +55,7 @@ mod trigger;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub(crate) use blackhole::BlackHole;
+pub(crate) use blackhole::{BlackHole, ProxyRequest};
 pub(crate) use farm::LOG_VAR as SENTINEL_LOG_VAR;
 pub(crate) use holders::PipeHolder;
 pub(crate) use nix::sys::signal::Signal;
@@ -64,7 +64,7 @@ pub(crate) use orphans::{adopt as adopt_orphans, end_all as end_orphans};
 pub(crate) use reactor::Reactor;
 #[cfg(test)]
 pub(crate) use sandbox::SentinelCall;
-pub(crate) use sandbox::{Sandbox, SandboxReport, EDITOR_VARS, OPENERS, PAGER_VARS};
+pub(crate) use sandbox::{Sandbox, SandboxReport, EDITOR_VARS, INSTALLERS, OPENERS, PAGER_VARS};
 pub(crate) use session::root as sandbox_root;
 pub use session::Cancel;
 pub(crate) use session::Session;
@@ -269,6 +269,8 @@ pub(crate) struct RunRecord {
     /// Connections the run's black-hole proxy took (`None`: it had none): how
     /// often the tool went for the network.
     pub proxy_connections: Option<usize>,
+    /// What each of those connections asked for, in the order they came.
+    pub proxy_requests: Vec<ProxyRequest>,
 }
 
 /// What became of a trigger after N lines: read by every check, never recomputed.
@@ -362,6 +364,7 @@ impl RunRecord {
             starved_again: false,
             orphans_killed: Vec::new(),
             proxy_connections: None,
+            proxy_requests: Vec::new(),
         }
     }
 

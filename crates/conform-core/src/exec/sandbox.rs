@@ -44,6 +44,33 @@ pub(super) const SENTINEL_VARS: &[&str] = &[
 /// Programs that open a URL or file in a browser or desktop application; the
 /// sentinel stands in for each, first on `PATH`.
 pub(crate) const OPENERS: &[&str] = &["xdg-open", "open", "sensible-browser", "www-browser", "gio"];
+/// Package managers and installers a tool could update itself with; in an isolated
+/// run the sentinel stands in for each, first on `PATH`, so that nothing installs.
+/// Runtimes (`node`, `python3`, `ruby`) stay real: a tool still finds the one it runs on.
+pub(crate) const INSTALLERS: &[&str] = &[
+    "npm", "npx", "pnpm", "yarn", "pip", "pip3", "pipx", "uv", "brew", "apt-get", "apt", "gem",
+    "cargo", "go",
+];
+/// The names the sentinel answers to on an isolated run's `PATH`.
+const ISOLATED_SHIMS: [&str; OPENERS.len() + INSTALLERS.len()] = joined(OPENERS, INSTALLERS);
+
+/// `first` then `second`, as one array (a const, so the shim lists stay data).
+const fn joined<const N: usize>(
+    first: &[&'static str],
+    second: &[&'static str],
+) -> [&'static str; N] {
+    let mut all = [""; N];
+    let mut i = 0;
+    while i < N {
+        all[i] = if i < first.len() {
+            first[i]
+        } else {
+            second[i - first.len()]
+        };
+        i += 1;
+    }
+    all
+}
 
 /// The tool's fresh directories: variable, and the directory's name in the sandbox
 /// (what `created` paths start with).
@@ -79,7 +106,7 @@ impl Sandbox {
         Sandbox {
             fresh_dirs: true,
             sentinel_vars: SENTINEL_VARS,
-            shims: OPENERS,
+            shims: &ISOLATED_SHIMS,
         }
     }
 
@@ -399,5 +426,44 @@ mod tests {
         // Removed off the reactor's thread; the session waits for it.
         drop(scratch);
         assert!(!dir.exists(), "removed after the run");
+    }
+
+    #[test]
+    fn package_managers_are_sentinels_on_the_isolated_path_and_runtimes_are_not() {
+        let scratch = Scratch::default();
+        let made = make(&Sandbox::isolated(), &scratch).expect("sandbox");
+        let bin = made.dir.join("bin");
+        for name in INSTALLERS.iter().chain(OPENERS) {
+            assert!(bin.join(name).exists(), "{name} is no sentinel");
+        }
+        for runtime in ["node", "python3", "ruby", "sh"] {
+            assert!(!bin.join(runtime).exists(), "{runtime} is shadowed");
+        }
+        let path = made
+            .env
+            .iter()
+            .find(|(name, _)| name == "PATH")
+            .map(|(_, value)| value.clone())
+            .expect("PATH is set");
+        let status = Command::new("npm")
+            .args(["install", "-g", "tool@latest"])
+            .env("PATH", path)
+            .output()
+            .expect("the sentinel runs");
+        assert_eq!(status.status.code(), Some(1));
+        assert!(
+            status.stdout.is_empty() && status.stderr.is_empty(),
+            "{status:?}"
+        );
+        let report = made.finish();
+        assert_eq!(
+            report.sentinel_calls,
+            [SentinelCall {
+                name: "npm".into(),
+                argv: vec!["install".into(), "-g".into(), "tool@latest".into()]
+            }]
+        );
+        // The terminal run's sandbox has no PATH of its own: nothing is shadowed.
+        assert!(Sandbox::pagers().shims.is_empty());
     }
 }

@@ -1104,7 +1104,9 @@ fn a_black_hole_run_sends_every_proxy_variable_to_one_local_port_and_counts_conn
     // port and leaves without waiting for an answer (none ever comes).
     let client = "import os, socket\n\
         port = int(os.environ['HTTPS_PROXY'].rsplit(':', 1)[1])\n\
-        socket.create_connection(('127.0.0.1', port)).close()\n\
+        s = socket.create_connection(('127.0.0.1', port))\n\
+        s.sendall(b'CONNECT example.com:443 HTTP/1.1\\r\\n\\r\\n')\n\
+        s.close()\n\
         print('connected')\n";
     let mut spec = spec("print_env.sh");
     spec.program = PathBuf::from("/bin/sh");
@@ -1147,6 +1149,13 @@ fn a_black_hole_run_sends_every_proxy_variable_to_one_local_port_and_counts_conn
     );
     assert_eq!(lines.last().map(String::as_str), Some("connected"));
     assert_eq!(record.proxy_connections, Some(1));
+    // What it asked the proxy for is recorded.
+    let asked: Vec<(Option<&str>, Option<u16>)> = record
+        .proxy_requests
+        .iter()
+        .map(|request| (request.host.as_deref(), request.port))
+        .collect();
+    assert_eq!(asked, [(Some("example.com"), Some(443))]);
     assert!(
         record.env_changes.iter().any(|c| c == "-NO_PROXY")
             && record
@@ -1162,4 +1171,5 @@ fn a_black_hole_run_sends_every_proxy_variable_to_one_local_port_and_counts_conn
 fn a_run_without_the_black_hole_has_no_proxy_count() {
     let (record, _) = run(&spec("print_env.sh"));
     assert_eq!(record.proxy_connections, None);
+    assert!(record.proxy_requests.is_empty());
 }

@@ -79,11 +79,17 @@ pub(crate) enum RunKind {
     /// Each of those variables alone, made only when the run with all of them
     /// differed from the baseline, to name the culprits (derived).
     GenericEnvEach,
+    /// Each read probe with every proxy variable at a black hole that records what
+    /// each connection asks for.
+    BlackHole,
+    /// Each read probe in a fresh sandbox (installer sentinels on `PATH`), with
+    /// `CI=true` and every proxy variable at a black hole.
+    SelfUpdate,
 }
 
 impl RunKind {
     /// Every kind: the planner must make each (a test holds it to that).
-    pub(crate) const ALL: [RunKind; 30] = [
+    pub(crate) const ALL: [RunKind; 32] = [
         RunKind::Closed,
         RunKind::Open,
         RunKind::NoColor,
@@ -114,6 +120,8 @@ impl RunKind {
         RunKind::TimeoutBlackHole,
         RunKind::GenericEnv,
         RunKind::GenericEnvEach,
+        RunKind::BlackHole,
+        RunKind::SelfUpdate,
     ];
 
     /// Whether its output is on pipes (every kind but the terminal runs).
@@ -144,8 +152,8 @@ impl RunKind {
     }
 
     /// Every kind whose output is on pipes: for checks that judge every such run.
-    pub(crate) const ON_PIPES: [RunKind; 27] = {
-        let mut kinds = [RunKind::Closed; 27];
+    pub(crate) const ON_PIPES: [RunKind; 29] = {
+        let mut kinds = [RunKind::Closed; 29];
         let (mut from, mut to) = (0, 0);
         while from < RunKind::ALL.len() {
             if RunKind::ALL[from].on_pipes() {
@@ -172,7 +180,9 @@ impl RunKind {
             | RunKind::Locale
             | RunKind::CiTerminal
             | RunKind::Narrow
-            | RunKind::SizeCap => &[RunKind::Closed],
+            | RunKind::SizeCap
+            | RunKind::BlackHole
+            | RunKind::SelfUpdate => &[RunKind::Closed],
             RunKind::Headless
             | RunKind::PageLimit
             | RunKind::PageNext
@@ -287,6 +297,21 @@ impl RunKind {
                 applies_to: &[ProbeKind::Read],
                 label: Some("DEBUG=1 VERBOSE=1 LOG_LEVEL=debug FORMAT=plain OUTPUT=plain"),
                 env_set: &super::derive::GENERIC_ENV,
+                ..BASE
+            },
+            RunKind::BlackHole => Shape {
+                applies_to: &[ProbeKind::Read],
+                label: Some("proxies at a black hole"),
+                network: Network::BlackHole,
+                ..BASE
+            },
+            RunKind::SelfUpdate => Shape {
+                applies_to: &[ProbeKind::Read],
+                label: Some("isolated, CI=true, proxies at a black hole"),
+                env_set: &[("CI", "true")],
+                env_remove: &DISPLAY_VARS,
+                sandbox: Some(Sandbox::isolated),
+                network: Network::BlackHole,
                 ..BASE
             },
             _ => return None,

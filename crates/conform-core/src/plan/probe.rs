@@ -17,7 +17,7 @@ pub(crate) const UNKNOWN_FLAG: &str = "--conform-no-such-flag";
 
 /// The kinds made from a read, invalid or destructive probe, in the order they are
 /// planned (and reported): the stdin-closed run first, the others gated on it.
-const PROBE_KINDS: [RunKind; 10] = [
+const PROBE_KINDS: [RunKind; 12] = [
     RunKind::Closed,
     RunKind::Open,
     RunKind::Locale,
@@ -28,6 +28,8 @@ const PROBE_KINDS: [RunKind; 10] = [
     RunKind::Terminal,
     RunKind::CiTerminal,
     RunKind::Narrow,
+    RunKind::BlackHole,
+    RunKind::SelfUpdate,
 ];
 
 /// The kinds derived from a probe's earlier runs and the manifest run, planned

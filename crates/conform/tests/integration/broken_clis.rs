@@ -212,4 +212,6 @@ broken! {
     truncates_silently => "truncates-silently",
     timeout_ignored_behind_proxy => "timeout-ignored-behind-proxy",
     huge_envelope => "huge-envelope",
+    no_default_network_timeout => "no-default-network-timeout",
+    update_notice_in_ci => "update-notice-in-ci",
 }

@@ -5,4 +5,6 @@
 pub(crate) use crate::data;
 pub(crate) mod manifest_view;
 pub(crate) mod output;
+pub(crate) mod proxy;
 pub(crate) mod stream_format;
+pub(crate) mod tool_version;
