@@ -61,7 +61,7 @@ pub(crate) use orphans::{adopt as adopt_orphans, end_all as end_orphans};
 pub(crate) use reactor::Reactor;
 #[cfg(test)]
 pub(crate) use sandbox::SentinelCall;
-pub(crate) use sandbox::{Sandbox, SandboxReport, EDITOR_VARS, OPENERS, PAGER_VARS};
+pub(crate) use sandbox::{Sandbox, SandboxReport, EDITOR_VARS, OPENERS, PAGER_VARS, SENTINEL_VARS};
 pub use session::Cancel;
 pub(crate) use session::Session;
 
@@ -262,6 +262,10 @@ pub(crate) struct RunRecord {
     /// Connections the run's black-hole proxy took (`None`: it had none): how
     /// often the tool went for the network.
     pub proxy_connections: Option<usize>,
+    /// The command names (`comm`) of the processes seen in the tool's group by the
+    /// CPU samples (every 100 ms, so a process that lived shorter may be missed),
+    /// each once, at most 32: a pager the tool started shows here.
+    pub processes_seen: Vec<String>,
 }
 
 /// What became of a trigger after N lines: read by every check, never recomputed.
@@ -354,6 +358,7 @@ impl RunRecord {
             first_attempt: None,
             orphans_killed: Vec::new(),
             proxy_connections: None,
+            processes_seen: Vec::new(),
         }
     }
 

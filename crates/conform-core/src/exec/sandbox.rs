@@ -27,7 +27,7 @@ pub(crate) const PAGER_VARS: &[&str] = &["PAGER", "GIT_PAGER", "MANPAGER"];
 /// Variables an editor is found by.
 pub(crate) const EDITOR_VARS: &[&str] = &["EDITOR", "VISUAL", "GIT_EDITOR"];
 /// Every variable set to the sentinel in an isolated run.
-pub(super) const SENTINEL_VARS: &[&str] = &[
+pub(crate) const SENTINEL_VARS: &[&str] = &[
     "PAGER",
     "GIT_PAGER",
     "MANPAGER",

@@ -6,3 +6,4 @@ pub(crate) use crate::data;
 pub(crate) mod manifest_view;
 pub(crate) mod output;
 pub(crate) mod stream_format;
+pub(crate) mod terminal;
