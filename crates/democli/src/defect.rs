@@ -66,6 +66,9 @@ pub enum Defect {
     DeleteDeclaredSafe,
     /// `deployments list` pipes its output through `$PAGER` when it is set.
     ListPipesThroughPager,
+    /// With stdout a terminal, `deployments list` pipes its output through `less`
+    /// from `PATH`, never reading `$PAGER` (as cargo-nextest does).
+    ListPipesThroughLess,
     /// Invalid input opens `$EDITOR` (on a file to fix the call in) before the error.
     EditorOnInvalidInput,
     /// `deployments list` calls `xdg-open` on the dashboard URL when there is no display.
@@ -142,7 +145,7 @@ pub enum Defect {
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 55] = [
+    pub const ALL: [(&'static str, Defect); 56] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -184,6 +187,7 @@ impl Defect {
         ("dry-run-writes", Defect::DryRunWrites),
         ("delete-declared-safe", Defect::DeleteDeclaredSafe),
         ("list-pipes-through-pager", Defect::ListPipesThroughPager),
+        ("list-pipes-through-less", Defect::ListPipesThroughLess),
         ("editor-on-invalid-input", Defect::EditorOnInvalidInput),
         ("browser-on-read", Defect::BrowserOnRead),
         (

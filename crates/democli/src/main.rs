@@ -154,6 +154,10 @@ fn run(started: Instant) -> io::Result<u8> {
                 desktop::open_dashboard();
             }
             let paged = listing && faults.on(Defect::ListPipesThroughPager);
+            let less = listing && faults.on(Defect::ListPipesThroughLess);
+            let page = |text: &str| {
+                (paged && desktop::page(text)) || (less && desktop::page_with_less(text))
+            };
             match ui.format {
                 Format::Json => {
                     let mut meta = Meta::new(key, started);
@@ -164,12 +168,12 @@ fn run(started: Instant) -> io::Result<u8> {
                         output_cap::fit(&mut reply_envelope, cap, reply.resume, faults);
                     }
                     let reply = reply_envelope;
-                    if !(paged && desktop::page(&format!("{reply}\n"))) {
+                    if !page(&format!("{reply}\n")) {
                         ui.write_envelope(reply)?;
                     }
                 }
                 Format::Plain => {
-                    if !(paged && desktop::page(&reply.plain)) {
+                    if !page(&reply.plain) {
                         output::write_stdout(&reply.plain)?;
                     }
                 }

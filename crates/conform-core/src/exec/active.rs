@@ -342,6 +342,7 @@ impl Active {
             .unwrap_or_else(Instant::now);
         self.record.duration = ended.saturating_duration_since(self.started);
         self.record.cpu_wait = self.demand.finish(kit_wait);
+        self.record.processes_seen = self.demand.take_processes_seen();
         self.record.killed_by_kit = self.kill.map(|kill| KitKill {
             exit: self.process.status().unwrap_or(Exit::Unknown),
             ..kill

@@ -64,7 +64,9 @@ pub(crate) use orphans::{adopt as adopt_orphans, end_all as end_orphans};
 pub(crate) use reactor::Reactor;
 #[cfg(test)]
 pub(crate) use sandbox::SentinelCall;
-pub(crate) use sandbox::{Sandbox, SandboxReport, EDITOR_VARS, INSTALLERS, OPENERS, PAGER_VARS};
+pub(crate) use sandbox::{
+    Sandbox, SandboxReport, EDITOR_VARS, INSTALLERS, OPENERS, PAGER_VARS, SENTINEL_VARS,
+};
 pub(crate) use session::root as sandbox_root;
 pub use session::Cancel;
 pub(crate) use session::Session;
@@ -271,6 +273,10 @@ pub(crate) struct RunRecord {
     pub proxy_connections: Option<usize>,
     /// What each of those connections asked for, in the order they came.
     pub proxy_requests: Vec<ProxyRequest>,
+    /// The command names (`comm`) of the processes seen in the tool's group by the
+    /// CPU samples (every 100 ms, so a process that lived shorter may be missed),
+    /// each once, at most 32: a pager the tool started shows here.
+    pub processes_seen: Vec<String>,
 }
 
 /// What became of a trigger after N lines: read by every check, never recomputed.
@@ -365,6 +371,7 @@ impl RunRecord {
             orphans_killed: Vec::new(),
             proxy_connections: None,
             proxy_requests: Vec::new(),
+            processes_seen: Vec::new(),
         }
     }
 

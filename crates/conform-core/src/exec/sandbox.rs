@@ -32,7 +32,7 @@ pub(crate) const PAGER_VARS: &[&str] = &["PAGER", "GIT_PAGER", "MANPAGER"];
 /// Variables an editor is found by.
 pub(crate) const EDITOR_VARS: &[&str] = &["EDITOR", "VISUAL", "GIT_EDITOR"];
 /// Every variable set to the sentinel in an isolated run.
-pub(super) const SENTINEL_VARS: &[&str] = &[
+pub(crate) const SENTINEL_VARS: &[&str] = &[
     "PAGER",
     "GIT_PAGER",
     "MANPAGER",
@@ -432,22 +432,31 @@ mod tests {
     fn package_managers_are_sentinels_on_the_isolated_path_and_runtimes_are_not() {
         let scratch = Scratch::default();
         let made = make(&Sandbox::isolated(), &scratch).expect("sandbox");
-        let bin = made.dir.join("bin");
-        for name in INSTALLERS.iter().chain(OPENERS) {
-            assert!(bin.join(name).exists(), "{name} is no sentinel");
-        }
-        for runtime in ["node", "python3", "ruby", "sh"] {
-            assert!(!bin.join(runtime).exists(), "{runtime} is shadowed");
-        }
         let path = made
             .env
             .iter()
             .find(|(name, _)| name == "PATH")
             .map(|(_, value)| value.clone())
             .expect("PATH is set");
+        let bin = std::env::split_paths(&path)
+            .next()
+            .expect("a first directory");
+        for name in INSTALLERS.iter().chain(OPENERS) {
+            assert!(bin.join(name).exists(), "{name} is no sentinel");
+        }
+        for runtime in ["node", "python3", "ruby", "sh"] {
+            assert!(!bin.join(runtime).exists(), "{runtime} is shadowed");
+        }
+        let log = made
+            .env
+            .iter()
+            .find(|(name, _)| name == farm::LOG_VAR)
+            .map(|(_, value)| value.clone())
+            .expect("the sentinel's log is set");
         let status = Command::new("npm")
             .args(["install", "-g", "tool@latest"])
             .env("PATH", path)
+            .env(farm::LOG_VAR, log)
             .output()
             .expect("the sentinel runs");
         assert_eq!(status.status.code(), Some(1));
@@ -455,7 +464,7 @@ mod tests {
             status.stdout.is_empty() && status.stderr.is_empty(),
             "{status:?}"
         );
-        let report = made.finish();
+        let report = made.finish(0);
         assert_eq!(
             report.sentinel_calls,
             [SentinelCall {

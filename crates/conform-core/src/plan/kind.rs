@@ -3,7 +3,7 @@
 //! A run made from a probe with nothing but its environment, stdin, output or
 //! sandbox changed is one [`Shape`] value here, with no planner code of its own.
 
-use crate::exec::{Network, Output, Sandbox, StdinMode};
+use crate::exec::{Network, Output, Sandbox, StdinMode, OPENERS, SENTINEL_VARS};
 use crate::profile::ProbeKind;
 
 /// A kind of run.
@@ -240,7 +240,7 @@ impl RunKind {
                 // The terminal is held open and never written: stdin "open".
                 stdin: StdinMode::Open,
                 output: TERMINAL,
-                sandbox: Some(Sandbox::pagers),
+                sandbox: Some(terminal_sandbox),
                 ..BASE
             },
             RunKind::CiTerminal => Shape {
@@ -248,6 +248,7 @@ impl RunKind {
                 label: Some("CI=true, stdout on an 80x24 terminal"),
                 env_set: &[("CI", "true")],
                 output: CI_TERMINAL,
+                sandbox: Some(terminal_sandbox),
                 ..BASE
             },
             RunKind::Narrow => Shape {
@@ -339,6 +340,38 @@ pub(crate) struct Shape {
     pub output: Output,
     pub sandbox: Option<fn() -> Sandbox>,
     pub network: Network,
+}
+
+/// Pagers a tool may start by name, without reading `$PAGER` (cargo-nextest runs
+/// `less`): on a terminal run the sentinel answers to each, first on `PATH`.
+pub(crate) const PAGER_PROGRAMS: [&str; 4] = ["less", "more", "most", "pg"];
+
+/// What the sentinel stands in for on a terminal run: the openers and the pagers.
+const TERMINAL_SHIMS: [&str; OPENERS.len() + PAGER_PROGRAMS.len()] = {
+    let mut all = [""; OPENERS.len() + PAGER_PROGRAMS.len()];
+    let mut i = 0;
+    while i < all.len() {
+        all[i] = if i < OPENERS.len() {
+            OPENERS[i]
+        } else {
+            PAGER_PROGRAMS[i - OPENERS.len()]
+        };
+        i += 1;
+    }
+    all
+};
+
+/// Every terminal run's sandbox: in the tool's usual directories (what a terminal
+/// changes is judged, not a fresh HOME), but with the sentinel in place of every
+/// pager, editor and browser, so that no real pager starts on the terminal and
+/// writes into the user's HOME (`less` keeps `~/.lesshst`).
+pub(crate) fn terminal_sandbox() -> Sandbox {
+    Sandbox {
+        sentinel_vars: SENTINEL_VARS,
+        shims: &TERMINAL_SHIMS,
+        // No fresh directories, as for the pagers alone.
+        ..Sandbox::pagers()
+    }
 }
 
 /// The size of the terminal run's pseudo-terminal.

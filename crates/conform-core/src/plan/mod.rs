@@ -28,6 +28,7 @@ pub(crate) use derive::{
 };
 pub(crate) use kind::{
     KitRun, OrderRun, Placement, RunKind, RunRole, Subject, GERMAN_LOCALE, HALLUCINATED,
+    PAGER_PROGRAMS,
 };
 pub(crate) use probe::UNKNOWN_FLAG;
 
@@ -293,6 +294,32 @@ mod tests {
                 .into_iter()
                 .any(|check| check.spec().reads.contains(&kind));
             assert!(reads, "no check reads {kind:?}");
+        }
+    }
+
+    #[test]
+    fn every_terminal_run_has_the_pager_editor_and_browser_sentinels() {
+        let p = loaded(PROFILE);
+        let plan = plan(&p, &CheckId::all(), options());
+        let terminal: Vec<&PlannedRun> = plan
+            .runs
+            .iter()
+            .filter(|r| !r.role.kind.on_pipes())
+            .collect();
+        assert_eq!(terminal.len(), 3, "terminal, CI-terminal, narrow terminal");
+        for run in terminal {
+            let sandbox = run.spec.sandbox.as_ref();
+            assert!(
+                sandbox.is_some_and(|s| !s.fresh_dirs
+                    && ["PAGER", "GIT_PAGER", "EDITOR", "BROWSER"]
+                        .iter()
+                        .all(|v| s.sentinel_vars.contains(v))
+                    && ["less", "more", "xdg-open"]
+                        .iter()
+                        .all(|n| s.shims.contains(n))),
+                "{}: {sandbox:?}",
+                run.label
+            );
         }
     }
 

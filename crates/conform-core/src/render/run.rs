@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use serde_json::{json, Map, Value};
 
 use super::reruns;
-use super::show;
+use super::show::{self, causes};
 use super::style::Style;
 use super::Sources;
 use crate::checks::{Status, CATALOG};
@@ -185,6 +185,39 @@ fn profile_text(out: &mut String, result: &ProfileReport, sources: &Sources, sty
             out.push_str(&format!("       {}\n", style.dim(&show::detail(reason))));
         }
     }
+    // One run failing several checks is shown once, under its cause, with what
+    // each check said of it; the checks' own sections then point there.
+    let causes = causes::causes(&result.checks);
+    for (n, cause) in causes.iter().enumerate() {
+        out.push_str(&format!(
+            "\n  {} one run fails {}: {}\n",
+            style.red(&format!("CAUSE {}", n + 1)),
+            plural(cause.checks.len(), "check"),
+            cause.checks.join(", ")
+        ));
+        for report in result
+            .checks
+            .iter()
+            .filter(|c| cause.checks.contains(&c.check.id))
+        {
+            for failure in &report.check.failures {
+                if causes::cause_of(&causes, &failure.run).is_some_and(|c| c.id == cause.id) {
+                    out.push_str(&format!(
+                        "    {}: {}\n",
+                        style.bold(report.check.id),
+                        show::detail(&failure.detail)
+                    ));
+                }
+            }
+        }
+        let group = show::Group {
+            details: Vec::new(),
+            runs: vec![cause.run],
+        };
+        for line in show::run_lines(&result.profile, &group, sources, style) {
+            out.push_str(&format!("    {line}\n"));
+        }
+    }
     for report in result
         .checks
         .iter()
@@ -197,7 +230,29 @@ fn profile_text(out: &mut String, result: &ProfileReport, sources: &Sources, sty
             style.bold(check.id),
             check.title
         ));
-        for group in show::groups(&check.failures) {
+        let (shared, own): (Vec<_>, Vec<_>) = check
+            .failures
+            .iter()
+            .partition(|failure| causes::cause_of(&causes, &failure.run).is_some());
+        let mut pointed = Vec::new();
+        for failure in shared {
+            if let Some(n) = causes
+                .iter()
+                .position(|cause| causes::cause_of(&causes, &failure.run) == Some(cause))
+                .filter(|n| !pointed.contains(n))
+            {
+                pointed.push(n);
+                let run = &failure.run;
+                out.push_str(&format!(
+                    "    {} {}: see cause {} above\n",
+                    style.bold("▸"),
+                    style.bold(&show::visible(&run.probe)),
+                    n + 1
+                ));
+            }
+        }
+        let own: Vec<_> = own.into_iter().cloned().collect();
+        for group in show::groups(&own) {
             for line in show::group_lines(&result.profile, &group, sources, style) {
                 out.push_str(&format!("    {line}\n"));
             }

@@ -167,6 +167,7 @@ broken! {
     help_creates_config => "help-creates-config",
     invalid_writes_cache => "invalid-writes-cache",
     list_pipes_through_pager => "list-pipes-through-pager",
+    list_pipes_through_less => "list-pipes-through-less",
     delete_declared_safe => "delete-declared-safe",
     deletes_unconfirmed => "deletes-unconfirmed",
     dry_run_exits_nonzero => "dry-run-exits-nonzero",

@@ -7,4 +7,5 @@ pub(crate) mod manifest_view;
 pub(crate) mod output;
 pub(crate) mod proxy;
 pub(crate) mod stream_format;
+pub(crate) mod terminal;
 pub(crate) mod tool_version;

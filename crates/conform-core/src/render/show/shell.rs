@@ -137,7 +137,19 @@ fn sandbox_setup(run: &RunFacts) -> Option<Vec<String>> {
         setup.push(link_all(LINKS_DIR, &links));
     }
     if shims {
-        let openers: Vec<String> = crate::exec::OPENERS.iter().map(|n| quote(n)).collect();
+        // A terminal run (no fresh HOME) has the sentinel answer to pagers by name
+        // too (`plan::terminal_sandbox`).
+        let terminal = !run.env.iter().any(|e| e.starts_with("HOME="));
+        let pagers: &[&str] = if terminal {
+            &crate::plan::PAGER_PROGRAMS
+        } else {
+            &[]
+        };
+        let openers: Vec<String> = crate::exec::OPENERS
+            .iter()
+            .chain(pagers)
+            .map(|n| quote(n))
+            .collect();
         setup.push(link_all(SHIMS_DIR, &openers));
     }
     Some(setup)
