@@ -52,7 +52,7 @@ pub(super) fn spawn(spec: &RunSpec, extra_env: &[(String, OsString)]) -> io::Res
         Output::Pipes => {
             cmd.stdin(match spec.stdin {
                 StdinMode::Closed => Stdio::null(),
-                StdinMode::Open => Stdio::piped(),
+                StdinMode::Open | StdinMode::Payload(_) => Stdio::piped(),
             });
             cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
             // A group of its own, so that the limit and the cleanup after exit reach
