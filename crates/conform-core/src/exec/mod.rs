@@ -60,9 +60,11 @@ pub use orphans::Orphan;
 pub(crate) use orphans::{adopt as adopt_orphans, end_all as end_orphans};
 pub(crate) use reactor::Reactor;
 #[cfg(test)]
+pub(crate) use sandbox::HoldingFile;
+#[cfg(test)]
 pub(crate) use sandbox::SentinelCall;
 pub(crate) use sandbox::{
-    HoldingFile, Needle, Sandbox, SandboxReport, EDITOR_VARS, OPENERS, PAGER_VARS, SANDBOX_MARK,
+    Needle, Sandbox, SandboxReport, EDITOR_VARS, OPENERS, PAGER_VARS, SANDBOX_MARK,
 };
 pub use session::Cancel;
 pub(crate) use session::Session;

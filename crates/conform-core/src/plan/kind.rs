@@ -79,11 +79,26 @@ pub(crate) enum RunKind {
     /// Each of those variables alone, made only when the run with all of them
     /// differed from the baseline, to name the culprits (derived).
     GenericEnvEach,
+    /// Each read and invalid probe in a fresh sandbox with a canary secret in every
+    /// secret-like variable (derived: the manifest names some).
+    Canary,
+    /// The read probes' canary runs, once per debug switch: `DEBUG=1`,
+    /// `LOG_LEVEL=debug`, `PREFIX_DEBUG=1`, and `--verbose` and `--debug` where the
+    /// manifest or `--help` lists them (derived).
+    DebugCanary,
+    /// `C V` for each value V with shell metacharacters ([`METACHARACTERS`]), each
+    /// in a fresh sandbox.
+    Metachar,
+    /// Each safe manifest command that declares a stdin `max_bytes`, given one
+    /// byte more than that on stdin (derived).
+    PayloadOver,
+    /// The same given half of it, stdout drained meanwhile (derived).
+    PayloadHalf,
 }
 
 impl RunKind {
     /// Every kind: the planner must make each (a test holds it to that).
-    pub(crate) const ALL: [RunKind; 30] = [
+    pub(crate) const ALL: [RunKind; 35] = [
         RunKind::Closed,
         RunKind::Open,
         RunKind::NoColor,
@@ -114,6 +129,11 @@ impl RunKind {
         RunKind::TimeoutBlackHole,
         RunKind::GenericEnv,
         RunKind::GenericEnvEach,
+        RunKind::Canary,
+        RunKind::DebugCanary,
+        RunKind::Metachar,
+        RunKind::PayloadOver,
+        RunKind::PayloadHalf,
     ];
 
     /// Whether its output is on pipes (every kind but the terminal runs).
@@ -125,8 +145,8 @@ impl RunKind {
     }
 
     /// Every kind whose output is on pipes: for checks that judge every such run.
-    pub(crate) const ON_PIPES: [RunKind; 27] = {
-        let mut kinds = [RunKind::Closed; 27];
+    pub(crate) const ON_PIPES: [RunKind; 32] = {
+        let mut kinds = [RunKind::Closed; 32];
         let (mut from, mut to) = (0, 0);
         while from < RunKind::ALL.len() {
             if RunKind::ALL[from].on_pipes() {
@@ -155,12 +175,22 @@ impl RunKind {
             | RunKind::Narrow
             | RunKind::SizeCap => &[RunKind::Closed],
             RunKind::Headless
+            | RunKind::Canary
             | RunKind::PageLimit
             | RunKind::PageNext
             | RunKind::PageBadCursor
             | RunKind::TimeoutBlackHole
             | RunKind::GenericEnv => &[RunKind::Closed, RunKind::Manifest],
             RunKind::GenericEnvEach => &[RunKind::Closed, RunKind::Manifest, RunKind::GenericEnv],
+            // A flag switch is made only where `--help` or the manifest lists it;
+            // a rejected switch is told by the plain canary run.
+            RunKind::DebugCanary => &[
+                RunKind::Closed,
+                RunKind::Manifest,
+                RunKind::Help,
+                RunKind::Canary,
+            ],
+            RunKind::PayloadOver | RunKind::PayloadHalf => &[RunKind::Manifest],
             _ => &[],
         }
     }
@@ -268,6 +298,13 @@ impl RunKind {
                 applies_to: &[ProbeKind::Read],
                 label: Some("DEBUG=1 VERBOSE=1 LOG_LEVEL=debug FORMAT=plain OUTPUT=plain"),
                 env_set: &super::derive::GENERIC_ENV,
+                ..BASE
+            },
+            RunKind::Canary => Shape {
+                applies_to: &[ProbeKind::Read, ProbeKind::Invalid],
+                label: Some("canary secrets set, isolated"),
+                env_remove: &DISPLAY_VARS,
+                sandbox: Some(Sandbox::isolated),
                 ..BASE
             },
             _ => return None,
@@ -418,6 +455,8 @@ pub(crate) enum OrderRun {
     PositionalOnly,
     /// `C P'`, P' the positional made up as [`HALLUCINATED`] says.
     Hallucinated(usize),
+    /// `C V`, V the metacharacter value of this index.
+    Metachar(usize),
 }
 
 /// The made-up forms of a resource id an agent might pass (REQ-F-045): before and
@@ -430,6 +469,30 @@ pub(crate) const HALLUCINATED: [(&str, &str); 5] = [
     ("", "#frag"),
 ];
 
+/// The values `shell_metachar_inert` passes, each with `{F}` for the absolute path
+/// of the file a shell would create: `conform-injected-<n>` (n from 1) in the run's
+/// TMPDIR.
+pub(crate) const METACHARACTERS: [&str; 7] = [
+    "$(touch {F})",
+    "`touch {F}`",
+    ";touch {F}",
+    "|touch {F}",
+    "&&touch {F}",
+    ";touch$IFS{F}",
+    "a\ntouch {F}",
+];
+
+/// What every file a metacharacter value would create is called, before its number.
+pub(crate) const INJECTED: &str = "conform-injected-";
+
+/// The `index`th metacharacter value, naming its file in the sandbox's TMPDIR (the
+/// executor puts the real path in for the mark).
+pub(crate) fn metachar_value(index: usize) -> Option<String> {
+    let value = METACHARACTERS.get(index)?;
+    let file = format!("{}tmp/{INJECTED}{}", crate::exec::SANDBOX_MARK, index + 1);
+    Some(value.replace("{F}", &file))
+}
+
 impl OrderRun {
     pub(crate) fn describe(self) -> &'static str {
         match self {
@@ -439,6 +502,7 @@ impl OrderRun {
             OrderRun::LocalBeforePositional => "local option before the positional",
             OrderRun::PositionalOnly => "positional without the local option",
             OrderRun::Hallucinated(_) => "made-up positional",
+            OrderRun::Metachar(_) => "shell metacharacters",
         }
     }
 }
