@@ -129,10 +129,21 @@ pub enum Defect {
     /// `releases` ignores `--timeout` once a proxy is set: it waits on the proxy until
     /// it answers or a signal ends democli.
     TimeoutIgnoredBehindProxy,
+    /// With `DEMOCLI_DEBUG` set, debug lines on stderr list every secret-like variable
+    /// with its value, unredacted.
+    DebugLeaksSecrets,
+    /// A usage error's message names the `DEMOCLI_TOKEN` it would have used.
+    ErrorEchoesToken,
+    /// Positional values are logged through `sh -c`, so shell metacharacters in
+    /// them run (the value is still checked afterwards).
+    PositionalThroughShell,
+    /// `deployments validate` reads stdin without its declared cap and accepts an
+    /// oversized payload.
+    StdinUnbounded,
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 52] = [
+    pub const ALL: [(&'static str, Defect); 56] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -209,6 +220,10 @@ impl Defect {
             "timeout-ignored-behind-proxy",
             Defect::TimeoutIgnoredBehindProxy,
         ),
+        ("debug-leaks-secrets", Defect::DebugLeaksSecrets),
+        ("error-echoes-token", Defect::ErrorEchoesToken),
+        ("positional-through-shell", Defect::PositionalThroughShell),
+        ("stdin-unbounded", Defect::StdinUnbounded),
     ];
 
     pub fn from_name(name: &str) -> Option<Defect> {

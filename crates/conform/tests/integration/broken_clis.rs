@@ -211,4 +211,8 @@ broken! {
     env_substring_match => "env-substring-match",
     truncates_silently => "truncates-silently",
     timeout_ignored_behind_proxy => "timeout-ignored-behind-proxy",
+    debug_leaks_secrets => "debug-leaks-secrets",
+    error_echoes_token => "error-echoes-token",
+    positional_through_shell => "positional-through-shell",
+    stdin_unbounded => "stdin-unbounded",
 }
