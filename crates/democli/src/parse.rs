@@ -374,6 +374,18 @@ fn check_value(flag: &Flag, value: &str) -> Result<(), CliError> {
     }
 }
 
+/// The positional-through-shell defect: a "log line" made by a shell, which runs
+/// whatever the value holds.
+fn log_through_shell(value: &str) {
+    let _ = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("printf '%s\\n' {value} >/dev/null"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -500,16 +512,4 @@ mod tests {
         assert!(run(&["deployments", "list", "--no-such", "-h"]).help);
         assert!(!run(&["deployments", "get", "--", "--help"]).help);
     }
-}
-
-/// The positional-through-shell defect: a "log line" made by a shell, which runs
-/// whatever the value holds.
-fn log_through_shell(value: &str) {
-    let _ = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!("printf '%s\\n' {value} >/dev/null"))
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status();
 }

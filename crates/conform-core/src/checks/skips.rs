@@ -254,3 +254,28 @@ fn width_invariant_skips_without_a_read_probe_or_data_to_compare() {
     });
     assert_passed(&outcome, 1);
 }
+
+#[test]
+fn the_part_4_checks_skip_when_they_have_nothing_to_run() {
+    let outcome = judged_with(NO_READ_PROBE, CheckId::DebugNoSecretLeak, |_, _| {});
+    assert_skipped(
+        &outcome,
+        "the profile has no read probe to run with a debug switch",
+    );
+    let outcome = judged_with(NO_READ_PROBE, CheckId::ShellMetacharInert, |_, _| {});
+    assert_skipped(
+        &outcome,
+        "no command path to put the values after: no argument_order and no read probe",
+    );
+    let outcome = judged(CheckId::StdinPayloadBounded, |_, _| {});
+    assert_skipped(&outcome, "no manifest to read stdin caps from");
+    const STREAM_ONLY: &str = r#"{
+        "schema_version": "1.0", "tool": "t", "command": ["sh"], "timeout_seconds": 5,
+        "probes": [ { "name": "watch", "argv": ["watch"], "kind": "stream" } ]
+    }"#;
+    let outcome = judged_with(STREAM_ONLY, CheckId::SecretNotEchoed, |_, _| {});
+    assert_skipped(
+        &outcome,
+        "no read or invalid probe to plant canary secrets in, and no manifest",
+    );
+}

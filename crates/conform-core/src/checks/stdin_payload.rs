@@ -97,7 +97,7 @@ fn cap_of(run: &Judged<'_>, capped: &[(String, u64)]) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::skips::{assert_passed, judged_with, manifest_envelope, write};
+    use crate::checks::skips::{assert_passed, manifest_envelope, write};
     use crate::checks::Status;
     use crate::exec::{Exit, RunRecord};
     use crate::plan::PlannedRun;

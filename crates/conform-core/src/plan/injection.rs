@@ -36,7 +36,7 @@ impl Planner<'_> {
                 (words, Some(index))
             }
         };
-        for n in 0..METACHARACTERS.len() {
+        for (n, shown) in METACHARACTERS.iter().enumerate() {
             let Some(value) = metachar_value(n) else {
                 continue;
             };
@@ -51,7 +51,7 @@ impl Planner<'_> {
             };
             let label = format!(
                 "shell metacharacters {} (isolated)",
-                METACHARACTERS[n].replace("{F}", "F").replace('\n', "\\n")
+                shown.replace("{F}", "F").replace('\n', "\\n")
             );
             self.add(label, role, spec, vec![], None);
         }
