@@ -142,10 +142,21 @@ pub enum Defect {
     /// Every command past parsing prints an update notice for a newer democli on
     /// stderr, whether or not `CI` is set.
     UpdateNoticeInCi,
+    /// With `DEMOCLI_DEBUG` set, debug lines on stderr list every secret-like variable
+    /// with its value, unredacted.
+    DebugLeaksSecrets,
+    /// A usage error's message names the `DEMOCLI_TOKEN` it would have used.
+    ErrorEchoesToken,
+    /// Positional values are logged through `sh -c`, so shell metacharacters in
+    /// them run (the value is still checked afterwards).
+    PositionalThroughShell,
+    /// `deployments validate` reads stdin without its declared cap and accepts an
+    /// oversized payload.
+    StdinUnbounded,
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 56] = [
+    pub const ALL: [(&'static str, Defect); 60] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -229,6 +240,10 @@ impl Defect {
             Defect::NoDefaultNetworkTimeout,
         ),
         ("update-notice-in-ci", Defect::UpdateNoticeInCi),
+        ("debug-leaks-secrets", Defect::DebugLeaksSecrets),
+        ("error-echoes-token", Defect::ErrorEchoesToken),
+        ("positional-through-shell", Defect::PositionalThroughShell),
+        ("stdin-unbounded", Defect::StdinUnbounded),
     ];
 
     pub fn from_name(name: &str) -> Option<Defect> {

@@ -80,6 +80,21 @@ fn run(started: Instant) -> io::Result<u8> {
             env.stdout_tty
         ));
     }
+    if faults.on(Defect::DebugLeaksSecrets)
+        && std::env::var_os("DEMOCLI_DEBUG").is_some_and(|v| !v.is_empty())
+    {
+        let secret_like = |name: &str| {
+            ["_TOKEN", "_KEY", "_SECRET"]
+                .iter()
+                .any(|end| name.ends_with(end))
+                || name == "TOKEN"
+        };
+        let mut lines = String::new();
+        for (name, value) in std::env::vars().filter(|(name, _)| secret_like(name)) {
+            lines.push_str(&format!("democli: debug: env {name}={value}\n"));
+        }
+        output::write_stderr(&lines);
+    }
     let parsed = parse::parse(&args, faults);
     let format = parsed.text("format").and_then(Format::from_name);
     let ui = Ui::new(format, env, faults);
@@ -113,6 +128,14 @@ fn run(started: Instant) -> io::Result<u8> {
         }
         if faults.on(Defect::EditorOnInvalidInput) {
             desktop::open_editor();
+        }
+        if let (true, Ok(token)) = (
+            faults.on(Defect::ErrorEchoesToken),
+            std::env::var(desktop::TOKEN_ENV),
+        ) {
+            let mut error = error.clone();
+            error.message = format!("{} (called with token {token})", error.message);
+            return ui.write_error(&error, key, started);
         }
         return ui.write_error(error, key, started);
     }

@@ -714,6 +714,22 @@ fn defect_output_shapes() {
 }
 
 #[test]
+fn validate_refuses_a_payload_over_its_cap_unless_the_defect_reads_it_all() {
+    let sandbox = Sandbox::new();
+    let payload = format!(r#"{{"pad":"{}"}}"#, "x".repeat(65536));
+    let mut cmd = sandbox.cmd(&["deployments", "validate"]);
+    cmd.write_stdin(payload.clone());
+    let refused = Run::from(cmd);
+    assert_eq!(refused.code, 2);
+    assert_eq!(refused.envelope()["error"]["code"], "STDIN_TOO_LARGE");
+    let mut cmd = sandbox.with_defect("stdin-unbounded", &["deployments", "validate"]);
+    cmd.write_stdin(payload);
+    let taken = Run::from(cmd);
+    assert_eq!(taken.code, 0, "{}", taken.stderr);
+    assert_eq!(taken.envelope()["data"]["keys"], json!(["pad"]));
+}
+
+#[test]
 fn defect_reads_stdin_takes_ids_from_a_pipe() {
     let sandbox = Sandbox::new();
     let mut cmd = sandbox.with_defect("reads-stdin", &["deployments", "list"]);
@@ -1035,6 +1051,10 @@ const CHECKS: &[&str] = &[
     "timeout_flag",
     "network_timeout",
     "no_self_update",
+    "debug_no_secret_leak",
+    "secret_not_echoed",
+    "shell_metachar_inert",
+    "stdin_payload_bounded",
 ];
 
 #[test]
@@ -1656,6 +1676,7 @@ fn every_command_declares_an_output_schema_its_data_validates_against() {
             &["deployments", "delete", "--filter", "env=dev", "--yes"],
         ),
         ("events", &["events", "--no-stream"]),
+        ("deployments.validate", &["deployments", "validate"]),
         ("health", &["health"]),
         ("manifest", &["manifest"]),
         ("manifest", &["manifest", "--etag", &etag]),
@@ -1663,7 +1684,13 @@ fn every_command_declares_an_output_schema_its_data_validates_against() {
     ];
     let mut seen: Vec<&str> = Vec::new();
     for (key, args) in runs {
-        let run = sandbox.run(args);
+        let run = if *key == "deployments.validate" {
+            let mut cmd = sandbox.cmd(args);
+            cmd.write_stdin(r#"{"service":"api","version":"1.4.0"}"#);
+            Run::from(cmd)
+        } else {
+            sandbox.run(args)
+        };
         assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
         let data = &run.envelope()["data"];
         let validator = validators

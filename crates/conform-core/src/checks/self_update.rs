@@ -33,6 +33,9 @@ pub(super) const NO_SELF_UPDATE: CheckSpec = CheckSpec {
         RunKind::BareOpen,
         RunKind::Headless,
         RunKind::Hallucinated,
+        RunKind::Canary,
+        RunKind::DebugCanary,
+        RunKind::Metachar,
         // A hang at the black hole that network_timeout reports is not judged again.
         RunKind::BlackHole,
     ],
@@ -274,8 +277,9 @@ mod tests {
     }
 
     /// The runs judged: the CI run, the invalid probe's and read probe's isolated
-    /// runs, the three kit runs, the bare open run and the headless run.
-    const RUNS: usize = 8;
+    /// runs, the three kit runs, the bare open run, the headless run, and the
+    /// canary, debug-canary and metacharacter runs (14), all isolated.
+    const RUNS: usize = 22;
 
     #[test]
     fn the_guards_pass_an_update_check_off_in_ci_a_notice_in_json_and_quick_telemetry() {

@@ -297,3 +297,28 @@ fn no_self_update_skips_without_a_sandbox_report_or_a_ci_run() {
     assert_eq!(outcome.status(), Status::Pass, "{outcome:#?}");
     assert!(outcome.runs_checked > 0, "{outcome:#?}");
 }
+
+#[test]
+fn the_part_4_checks_skip_when_they_have_nothing_to_run() {
+    let outcome = judged_with(NO_READ_PROBE, CheckId::DebugNoSecretLeak, |_, _| {});
+    assert_skipped(
+        &outcome,
+        "the profile has no read probe to run with a debug switch",
+    );
+    let outcome = judged_with(NO_READ_PROBE, CheckId::ShellMetacharInert, |_, _| {});
+    assert_skipped(
+        &outcome,
+        "no command path to put the values after: no argument_order and no read probe",
+    );
+    let outcome = judged(CheckId::StdinPayloadBounded, |_, _| {});
+    assert_skipped(&outcome, "no manifest to read stdin caps from");
+    const STREAM_ONLY: &str = r#"{
+        "schema_version": "1.0", "tool": "t", "command": ["sh"], "timeout_seconds": 5,
+        "probes": [ { "name": "watch", "argv": ["watch"], "kind": "stream" } ]
+    }"#;
+    let outcome = judged_with(STREAM_ONLY, CheckId::SecretNotEchoed, |_, _| {});
+    assert_skipped(
+        &outcome,
+        "no read or invalid probe to plant canary secrets in, and no manifest",
+    );
+}

@@ -2,7 +2,9 @@
 //! happened (a pipe is readable, the process may have exited, time passed, conform
 //! was cancelled); it reacts at once and says when it next needs attention.
 
-use std::os::fd::{BorrowedFd, OwnedFd};
+use std::fs::File;
+use std::io::{ErrorKind, Write};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
@@ -16,7 +18,10 @@ use super::process::Process;
 use super::sandbox;
 use super::session::Scratch;
 use super::trigger::Armed;
-use super::{holders, spawn, Exit, KitKill, Network, RunError, RunErrorKind, RunRecord, RunSpec};
+use super::{
+    holders, json_payload, spawn, Exit, KitKill, Network, RunError, RunErrorKind, RunRecord,
+    RunSpec, StdinMode,
+};
 
 /// Between SIGTERM and SIGKILL at the limit: long enough for a tool to flush a
 /// cancellation message, short enough to keep a hung run's cost near its limit.
@@ -57,6 +62,8 @@ pub(super) enum Source {
     Listener,
     /// A connection to the black hole whose request head is still arriving.
     Peer(usize),
+    /// A payload's stdin, while bytes are left to write.
+    Stdin,
 }
 
 pub(super) struct Active {
@@ -67,8 +74,11 @@ pub(super) struct Active {
     phase: Phase,
     process: Process,
     /// Held, never written, until the run is over: a tool that reads stdin blocks
-    /// rather than seeing EOF. `None` for a closed stdin.
-    stdin: Option<OwnedFd>,
+    /// rather than seeing EOF. `None` for a closed stdin. For a payload, written
+    /// as the pipe drains and dropped (closed) once it is all in.
+    stdin: Option<File>,
+    /// A payload's bytes not yet written (`StdinMode::Payload`).
+    payload: Option<Payload>,
     /// For a terminal run, the terminal's master side (everything the tool wrote).
     stdout: Pipe,
     stderr: Pipe,
@@ -145,7 +155,20 @@ impl Active {
         if let Some(made) = &made {
             record.env_changes.extend(made.described.iter().cloned());
         }
-        let spawned = match spawn::spawn(spec, extra_env) {
+        // An argument naming the sandbox (`<sandbox>/tmp/...`) gets its real path;
+        // the record keeps the mark, as it does for the environment.
+        let resolved;
+        let to_spawn = match made.as_ref().and_then(|made| made.resolve_args(&spec.args)) {
+            Some(args) => {
+                resolved = RunSpec {
+                    args,
+                    ..spec.clone()
+                };
+                &resolved
+            }
+            None => spec,
+        };
+        let spawned = match spawn::spawn(to_spawn, extra_env) {
             Ok(spawned) => spawned,
             Err(err) => {
                 record.error = Some(RunError {
@@ -161,6 +184,11 @@ impl Active {
         let started = Instant::now();
         let stdout = spawned.terminal.or(spawned.stdout);
         let pid = spawned.pid;
+        let stdin = spawned.stdin.map(File::from);
+        let payload = match (spec.stdin, &stdin) {
+            (StdinMode::Payload(len), Some(pipe)) => Some(Payload::new(pipe, len)),
+            _ => None,
+        };
         let mut active = Active {
             spec: spec.clone(),
             record,
@@ -168,7 +196,8 @@ impl Active {
             deadline: started + spec.limit.min(LONGEST_LIMIT),
             phase: Phase::Running,
             process: Process::new(pid),
-            stdin: spawned.stdin,
+            stdin,
+            payload,
             stdout: Pipe::new(stdout, spec.capture_limit),
             stderr: Pipe::new(spawned.stderr, spec.capture_limit),
             sandbox: made,
@@ -180,6 +209,7 @@ impl Active {
         };
         // `after_lines: 0` is due before any output.
         active.maybe_trigger();
+        active.write_payload();
         Ok(active)
     }
 
@@ -231,6 +261,10 @@ impl Active {
             self.stdout.fd().map(|fd| (Source::Stdout, fd)),
             self.stderr.fd().map(|fd| (Source::Stderr, fd)),
             self.process.exit_fd().map(|fd| (Source::Exit, fd)),
+            self.payload
+                .as_ref()
+                .and(self.stdin.as_ref())
+                .map(|pipe| (Source::Stdin, pipe.as_fd())),
         ]
         .into_iter()
         .flatten()
@@ -283,6 +317,7 @@ impl Active {
                     hole.read(index);
                 }
             }
+            Source::Stdin => self.write_payload(),
         }
         self.advance(Instant::now());
     }
@@ -497,10 +532,71 @@ impl Active {
         !self.stdout.is_open() && !self.stderr.is_open()
     }
 
+    /// Writes what the pipe takes of the payload now; once it is all in, or the
+    /// tool closed its end, stdin is closed so the tool sees EOF.
+    fn write_payload(&mut self) {
+        let (Some(payload), Some(pipe)) = (&mut self.payload, &mut self.stdin) else {
+            return;
+        };
+        if payload.write(pipe) {
+            self.payload = None;
+            self.stdin = None;
+        }
+    }
+
     /// Fires the trigger if its line has been read (`trigger.rs`).
     fn maybe_trigger(&mut self) {
         if let Some(outcome) = self.trigger.maybe_fire(&mut self.stdout, &mut self.process) {
             self.record.trigger = outcome;
         }
+    }
+}
+
+/// The bytes a payload run has left to write on the tool's stdin.
+struct Payload {
+    bytes: Vec<u8>,
+    written: usize,
+}
+
+impl Payload {
+    /// The payload of `len` bytes for `pipe`, made non-blocking so that a tool that
+    /// reads slowly (or not at all) never stalls the reactor.
+    fn new(pipe: &File, len: usize) -> Payload {
+        use nix::fcntl::{fcntl, FcntlArg, OFlag};
+        let flags = fcntl(pipe, FcntlArg::F_GETFL).map(OFlag::from_bits_truncate);
+        if let Ok(flags) = flags {
+            // Left blocking, a write could stall every run: then nothing is written
+            // and the pipe is closed at once (`write` sees the error).
+            let _ = fcntl(pipe, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK));
+        }
+        let nonblocking = flags.is_ok();
+        Payload {
+            bytes: if nonblocking {
+                json_payload(len)
+            } else {
+                Vec::new()
+            },
+            written: 0,
+        }
+    }
+
+    /// Writes until the pipe is full; `true` when there is nothing more to write
+    /// (all written, or the tool closed its end).
+    fn write(&mut self, pipe: &mut File) -> bool {
+        while let Some(rest) = self
+            .bytes
+            .get(self.written..)
+            .filter(|rest| !rest.is_empty())
+        {
+            match pipe.write(rest) {
+                Ok(0) => return true,
+                Ok(n) => self.written += n,
+                Err(err) if err.kind() == ErrorKind::WouldBlock => return false,
+                Err(err) if err.kind() == ErrorKind::Interrupted => {}
+                // EPIPE: the tool stopped reading; what it took is what it got.
+                Err(_) => return true,
+            }
+        }
+        true
     }
 }

@@ -63,9 +63,12 @@ pub use orphans::Orphan;
 pub(crate) use orphans::{adopt as adopt_orphans, end_all as end_orphans};
 pub(crate) use reactor::Reactor;
 #[cfg(test)]
+pub(crate) use sandbox::HoldingFile;
+#[cfg(test)]
 pub(crate) use sandbox::SentinelCall;
 pub(crate) use sandbox::{
-    Sandbox, SandboxReport, EDITOR_VARS, INSTALLERS, OPENERS, PAGER_VARS, SENTINEL_VARS,
+    Needle, Sandbox, SandboxReport, EDITOR_VARS, INSTALLERS, OPENERS, PAGER_VARS, SANDBOX_MARK,
+    SENTINEL_VARS,
 };
 pub(crate) use session::root as sandbox_root;
 pub use session::Cancel;
@@ -115,14 +118,43 @@ pub(crate) enum StdinMode {
     Closed,
     /// A pipe the kit holds open and never writes: a tool that reads stdin blocks.
     Open,
+    /// A pipe the kit writes one JSON object of exactly this many bytes into
+    /// ([`json_payload`]), as fast as the tool reads it and while its output is
+    /// drained, then closes.
+    Payload(usize),
 }
 
 impl StdinMode {
+    /// As the result documents name it, which know only `closed` and `open`: a
+    /// payload is written on a pipe, so it is `open`; the check that makes such a
+    /// run says how many bytes went in.
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             StdinMode::Closed => "closed",
-            StdinMode::Open => "open",
+            StdinMode::Open | StdinMode::Payload(_) => "open",
         }
+    }
+}
+
+/// One JSON object of exactly `len` bytes (`{"payload":"xx...x"}`; under 14 bytes,
+/// braces around spaces; under 2, spaces): what a tool declaring a stdin cap is
+/// fed.
+pub(crate) fn json_payload(len: usize) -> Vec<u8> {
+    const HEAD: &[u8] = br#"{"payload":""#;
+    const TAIL: &[u8] = br#""}"#;
+    if len >= HEAD.len() + TAIL.len() {
+        let mut bytes = Vec::with_capacity(len);
+        bytes.extend_from_slice(HEAD);
+        bytes.resize(len - TAIL.len(), b'x');
+        bytes.extend_from_slice(TAIL);
+        bytes
+    } else if len >= 2 {
+        let mut bytes = vec![b' '; len];
+        bytes[0] = b'{';
+        bytes[len - 1] = b'}';
+        bytes
+    } else {
+        vec![b' '; len]
     }
 }
 

@@ -87,6 +87,15 @@ pub(super) const FRESH_DIRS: [(&str, &str); 6] = [
 const CREATED_SHOWN: usize = 50;
 /// Bytes of the sentinel's log read back: enough for any honest number of calls.
 const MARKER_READ: u64 = 64 * 1024;
+/// Bytes of each file read when looking for needles, and how many files are read.
+const NEEDLE_READ: u64 = 1024 * 1024;
+const NEEDLE_FILES: usize = 200;
+
+/// What an argument names the run's sandbox by: in a sandboxed run with fresh
+/// directories, `<sandbox>/tmp/x` in an argument becomes the real path of its
+/// TMPDIR's `x` when the run is spawned; the record keeps the mark, as its
+/// environment does.
+pub(crate) const SANDBOX_MARK: &str = "<sandbox>/";
 
 /// What a run's sandbox holds, as data: the planner says what, the executor makes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +107,18 @@ pub(crate) struct Sandbox {
     pub sentinel_vars: &'static [&'static str],
     /// Names the sentinel answers to in a directory first on `PATH`.
     pub shims: &'static [&'static str],
+    /// Byte strings looked for in the files the run leaves in its fresh
+    /// directories: each file holding one is reported with its mode
+    /// ([`SandboxReport::holding`]). Empty: no file is read.
+    pub needles: Vec<Needle>,
+}
+
+/// A byte string looked for in the files a run left behind, and the name it is
+/// reported by (so that the evidence never shows the bytes themselves).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Needle {
+    pub name: String,
+    pub bytes: Vec<u8>,
 }
 
 impl Sandbox {
@@ -107,6 +128,7 @@ impl Sandbox {
             fresh_dirs: true,
             sentinel_vars: SENTINEL_VARS,
             shims: &ISOLATED_SHIMS,
+            needles: Vec::new(),
         }
     }
 
@@ -116,6 +138,7 @@ impl Sandbox {
             fresh_dirs: false,
             sentinel_vars: PAGER_VARS,
             shims: &[],
+            needles: Vec::new(),
         }
     }
 }
@@ -137,6 +160,21 @@ pub(crate) struct SandboxReport {
     pub created: Vec<String>,
     /// Entries created beyond those listed.
     pub created_more: usize,
+    /// The files left in the fresh directories that hold one of the sandbox's
+    /// needles, sorted by path.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub holding: Vec<HoldingFile>,
+}
+
+/// A file left in a sandbox that holds needles.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct HoldingFile {
+    /// Relative to the sandbox, as in `created`.
+    pub path: String,
+    /// Its permission bits (`0o600`).
+    pub mode: u32,
+    /// The names of the needles it holds, each once.
+    pub needles: Vec<String>,
 }
 
 /// A sandbox on disk, removed (off the reactor's thread) when dropped.
@@ -146,6 +184,7 @@ pub(super) struct Made {
     /// The session's log of sentinel calls that came without their run's log.
     unrouted: PathBuf,
     discard: Discard,
+    needles: Vec<Needle>,
     /// Variables for the tool's environment.
     pub(super) env: Vec<(String, OsString)>,
     /// The same, as the evidence shows them (no per-run paths, so reports compare).
@@ -170,6 +209,7 @@ pub(super) fn make(sandbox: &Sandbox, scratch: &Scratch) -> io::Result<Made> {
         fresh_dirs: sandbox.fresh_dirs,
         unrouted: farm.unrouted_log(),
         discard: scratch.discard(),
+        needles: sandbox.needles.clone(),
         env: Vec::new(),
         described: Vec::new(),
     };
@@ -215,6 +255,20 @@ impl Made {
         Ok(())
     }
 
+    /// `args` with [`SANDBOX_MARK`] made the sandbox's real path; `None` when none
+    /// names it (or the sandbox has no fresh directories to name).
+    pub(super) fn resolve_args(&self, args: &[String]) -> Option<Vec<String>> {
+        if !self.fresh_dirs || !args.iter().any(|arg| arg.contains(SANDBOX_MARK)) {
+            return None;
+        }
+        let real = format!("{}/", self.dir.display());
+        Some(
+            args.iter()
+                .map(|arg| arg.replace(SANDBOX_MARK, &real))
+                .collect(),
+        )
+    }
+
     fn set(&mut self, name: &str, value: OsString, described: String) {
         self.env.push((name.to_string(), value));
         self.described.push(format!("{name}={described}"));
@@ -237,6 +291,9 @@ impl Made {
             }
             created.sort();
             report.created_more = created.len().saturating_sub(CREATED_SHOWN);
+            if !self.needles.is_empty() {
+                report.holding = holding(&self.dir, &created, &self.needles);
+            }
             created.truncate(CREATED_SHOWN);
             report.created = created;
         }
@@ -294,6 +351,60 @@ fn records(log: &Path) -> impl Iterator<Item = String> {
         .map(String::from)
         .collect::<Vec<_>>()
         .into_iter()
+}
+
+/// The files among `created` (relative to `root`) that hold any of `needles`, with
+/// their modes; symlinks are not followed.
+fn holding(root: &Path, created: &[String], needles: &[Needle]) -> Vec<HoldingFile> {
+    use std::collections::HashMap;
+    use std::io::Read;
+    // One pass over a file per needle length, each window looked up.
+    let mut by_len: HashMap<usize, HashMap<&[u8], &str>> = HashMap::new();
+    for needle in needles.iter().filter(|needle| !needle.bytes.is_empty()) {
+        by_len
+            .entry(needle.bytes.len())
+            .or_default()
+            .insert(&needle.bytes, &needle.name);
+    }
+    let mut found = Vec::new();
+    for path in created
+        .iter()
+        .filter(|path| !path.ends_with('/'))
+        .take(NEEDLE_FILES)
+    {
+        let full = root.join(path);
+        let Ok(meta) = fs::symlink_metadata(&full) else {
+            continue;
+        };
+        if !meta.is_file() {
+            continue;
+        }
+        let mut bytes = Vec::new();
+        let Ok(file) = fs::File::open(&full) else {
+            continue;
+        };
+        // What cannot be read is judged by what could.
+        let _ = file.take(NEEDLE_READ).read_to_end(&mut bytes);
+        let mut names: Vec<String> = Vec::new();
+        for (len, of_len) in &by_len {
+            for window in bytes.windows(*len) {
+                if let Some(name) = of_len.get(window) {
+                    if !names.iter().any(|known| known == name) {
+                        names.push(name.to_string());
+                    }
+                }
+            }
+        }
+        names.sort();
+        if !names.is_empty() {
+            found.push(HoldingFile {
+                path: path.clone(),
+                mode: meta.permissions().mode() & 0o7777,
+                needles: names,
+            });
+        }
+    }
+    found
 }
 
 /// Every entry under `dir`, relative to `root`, without following symlinks.

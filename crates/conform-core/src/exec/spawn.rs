@@ -263,7 +263,7 @@ mod posix {
                 request.attributes(false)?;
                 match spec.stdin {
                     StdinMode::Closed => request.open(0, &dev_null, OFlag::O_RDONLY)?,
-                    StdinMode::Open => {
+                    StdinMode::Open | StdinMode::Payload(_) => {
                         let (read, write) = pipe()?;
                         request.dup2(&read, 0)?;
                         child_ends.push(read);
@@ -376,7 +376,7 @@ mod forked {
             Output::Pipes => {
                 cmd.stdin(match spec.stdin {
                     StdinMode::Closed => Stdio::null(),
-                    StdinMode::Open => Stdio::piped(),
+                    StdinMode::Open | StdinMode::Payload(_) => Stdio::piped(),
                 });
                 cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
                 cmd.process_group(0);

@@ -1173,3 +1173,117 @@ fn a_run_without_the_black_hole_has_no_proxy_count() {
     assert_eq!(record.proxy_connections, None);
     assert!(record.proxy_requests.is_empty());
 }
+
+/// `sh -c script` as a run of its own.
+fn shell(script: &str) -> RunSpec {
+    RunSpec {
+        program: PathBuf::from("/bin/sh"),
+        args: vec!["-c".into(), script.into()],
+        ..spec("unused")
+    }
+}
+
+#[test]
+fn a_payload_larger_than_a_pipe_reaches_the_tool_whole_while_its_output_is_drained() {
+    // The tool echoes stdin to stdout: neither side can finish unless the kit
+    // writes stdin and reads stdout at once.
+    let payload = 3 * 65536 + 1;
+    let (record, _) = run(&RunSpec {
+        stdin: StdinMode::Payload(payload),
+        ..shell("cat; echo done >&2")
+    });
+    assert_eq!(record.exit, Exit::Code(0), "{record:?}");
+    assert!(!record.timed_out);
+    assert_eq!(record.stdout.bytes, exec::json_payload(payload));
+    assert_eq!(text(&record.stderr.bytes), "done\n");
+    let object: serde_json::Value =
+        serde_json::from_slice(&record.stdout.bytes).expect("one JSON object");
+    assert!(object.is_object());
+}
+
+#[test]
+fn a_tool_that_reads_none_of_its_payload_ends_the_run_without_a_hang() {
+    let (record, _) = run(&RunSpec {
+        stdin: StdinMode::Payload(1 << 20),
+        ..shell("exec 0<&-; echo closed")
+    });
+    assert_eq!(record.exit, Exit::Code(0), "{record:?}");
+    assert_eq!(text(&record.stdout.bytes), "closed\n");
+}
+
+#[test]
+fn json_payloads_have_exactly_the_size_asked_for() {
+    for len in [0, 1, 2, 5, 13, 14, 15, 4096] {
+        let bytes = exec::json_payload(len);
+        assert_eq!(bytes.len(), len);
+        if len >= 2 {
+            let value: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
+            assert!(value.is_object(), "{len}");
+        }
+    }
+}
+
+#[test]
+fn an_argument_naming_the_sandbox_gets_its_real_path_and_the_record_keeps_the_mark() {
+    let spec = RunSpec {
+        sandbox: Some(exec::Sandbox::isolated()),
+        ..shell("touch \"$1\"; printf %s \"$1\"")
+    };
+    let spec = RunSpec {
+        args: [&spec.args[..], &["sh".into(), "<sandbox>/tmp/made".into()]].concat(),
+        ..spec
+    };
+    let (record, _) = run(&spec);
+    assert_eq!(record.exit, Exit::Code(0), "{record:?}");
+    assert_eq!(
+        record.argv.last().map(String::as_str),
+        Some("<sandbox>/tmp/made")
+    );
+    let written = text(&record.stdout.bytes);
+    assert!(
+        written.starts_with('/') && written.ends_with("/tmp/made"),
+        "{written}"
+    );
+    let report = record.sandbox.expect("a sandbox report");
+    assert_eq!(report.created, ["tmp/made"]);
+}
+
+#[test]
+fn files_left_in_the_sandbox_that_hold_a_needle_are_reported_with_their_mode() {
+    let needle = |name: &str, bytes: &str| exec::Needle {
+        name: name.into(),
+        bytes: bytes.as_bytes().to_vec(),
+    };
+    let spec = RunSpec {
+        sandbox: Some(exec::Sandbox {
+            needles: vec![needle("A", "alpha-secret"), needle("B", "beta-secret")],
+            ..exec::Sandbox::isolated()
+        }),
+        ..shell(
+            "umask 077; printf 'k=xalpha-secretx' > \"$HOME/private\"; \
+             umask 022; printf 'beta-secret' > \"$XDG_CACHE_HOME/open\"; \
+             printf 'nothing' > \"$TMPDIR/plain\"",
+        )
+    };
+    let (record, _) = run(&spec);
+    assert_eq!(record.exit, Exit::Code(0), "{record:?}");
+    let report = record.sandbox.expect("a sandbox report");
+    let holding: Vec<(&str, u32, Vec<&str>)> = report
+        .holding
+        .iter()
+        .map(|file| {
+            (
+                file.path.as_str(),
+                file.mode,
+                file.needles.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        holding,
+        [
+            ("cache/open", 0o644, vec!["B"]),
+            ("home/private", 0o600, vec!["A"])
+        ]
+    );
+}

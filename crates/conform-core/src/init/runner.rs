@@ -137,6 +137,7 @@ impl Runner {
                     fresh_dirs: true,
                     sentinel_vars: HELP_SENTINELS,
                     shims: OPENERS,
+                    needles: Vec::new(),
                 };
                 (StdinMode::Closed, false, Some(sandbox))
             }
@@ -395,7 +396,7 @@ impl Runner {
                         "its trial run did not finish within {} s with stdin closed",
                         self.limit.as_secs()
                     ),
-                    StdinMode::Open => format!(
+                    StdinMode::Open | StdinMode::Payload(_) => format!(
                         "its trial run did not finish within {} s with stdin open: it waits for input",
                         self.limit.as_secs()
                     ),

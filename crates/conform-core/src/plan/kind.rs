@@ -85,11 +85,26 @@ pub(crate) enum RunKind {
     /// Each read probe in a fresh sandbox (installer sentinels on `PATH`), with
     /// `CI=true` and every proxy variable at a black hole.
     SelfUpdate,
+    /// Each read and invalid probe in a fresh sandbox with a canary secret in every
+    /// secret-like variable (derived: the manifest names some).
+    Canary,
+    /// The read probes' canary runs, once per debug switch: `DEBUG=1`,
+    /// `LOG_LEVEL=debug`, `PREFIX_DEBUG=1`, and `--verbose` and `--debug` where the
+    /// manifest or `--help` lists them (derived).
+    DebugCanary,
+    /// `C V` for each value V with shell metacharacters ([`METACHARACTERS`]), each
+    /// in a fresh sandbox.
+    Metachar,
+    /// Each safe manifest command that declares a stdin `max_bytes`, given one
+    /// byte more than that on stdin (derived).
+    PayloadOver,
+    /// The same given half of it, stdout drained meanwhile (derived).
+    PayloadHalf,
 }
 
 impl RunKind {
     /// Every kind: the planner must make each (a test holds it to that).
-    pub(crate) const ALL: [RunKind; 32] = [
+    pub(crate) const ALL: [RunKind; 37] = [
         RunKind::Closed,
         RunKind::Open,
         RunKind::NoColor,
@@ -122,6 +137,11 @@ impl RunKind {
         RunKind::GenericEnvEach,
         RunKind::BlackHole,
         RunKind::SelfUpdate,
+        RunKind::Canary,
+        RunKind::DebugCanary,
+        RunKind::Metachar,
+        RunKind::PayloadOver,
+        RunKind::PayloadHalf,
     ];
 
     /// Whether its output is on pipes (every kind but the terminal runs).
@@ -152,8 +172,8 @@ impl RunKind {
     }
 
     /// Every kind whose output is on pipes: for checks that judge every such run.
-    pub(crate) const ON_PIPES: [RunKind; 29] = {
-        let mut kinds = [RunKind::Closed; 29];
+    pub(crate) const ON_PIPES: [RunKind; 34] = {
+        let mut kinds = [RunKind::Closed; 34];
         let (mut from, mut to) = (0, 0);
         while from < RunKind::ALL.len() {
             if RunKind::ALL[from].on_pipes() {
@@ -184,12 +204,22 @@ impl RunKind {
             | RunKind::BlackHole
             | RunKind::SelfUpdate => &[RunKind::Closed],
             RunKind::Headless
+            | RunKind::Canary
             | RunKind::PageLimit
             | RunKind::PageNext
             | RunKind::PageBadCursor
             | RunKind::TimeoutBlackHole
             | RunKind::GenericEnv => &[RunKind::Closed, RunKind::Manifest],
             RunKind::GenericEnvEach => &[RunKind::Closed, RunKind::Manifest, RunKind::GenericEnv],
+            // A flag switch is made only where `--help` or the manifest lists it;
+            // a rejected switch is told by the plain canary run.
+            RunKind::DebugCanary => &[
+                RunKind::Closed,
+                RunKind::Manifest,
+                RunKind::Help,
+                RunKind::Canary,
+            ],
+            RunKind::PayloadOver | RunKind::PayloadHalf => &[RunKind::Manifest],
             _ => &[],
         }
     }
@@ -313,6 +343,13 @@ impl RunKind {
                 env_remove: &DISPLAY_VARS,
                 sandbox: Some(Sandbox::isolated),
                 network: Network::BlackHole,
+                ..BASE
+            },
+            RunKind::Canary => Shape {
+                applies_to: &[ProbeKind::Read, ProbeKind::Invalid],
+                label: Some("canary secrets set, isolated"),
+                env_remove: &DISPLAY_VARS,
+                sandbox: Some(Sandbox::isolated),
                 ..BASE
             },
             _ => return None,
@@ -495,6 +532,8 @@ pub(crate) enum OrderRun {
     PositionalOnly,
     /// `C P'`, P' the positional made up as [`HALLUCINATED`] says.
     Hallucinated(usize),
+    /// `C V`, V the metacharacter value of this index.
+    Metachar(usize),
 }
 
 /// The made-up forms of a resource id an agent might pass (REQ-F-045): before and
@@ -507,6 +546,30 @@ pub(crate) const HALLUCINATED: [(&str, &str); 5] = [
     ("", "#frag"),
 ];
 
+/// The values `shell_metachar_inert` passes, each with `{F}` for the absolute path
+/// of the file a shell would create: `conform-injected-<n>` (n from 1) in the run's
+/// TMPDIR.
+pub(crate) const METACHARACTERS: [&str; 7] = [
+    "$(touch {F})",
+    "`touch {F}`",
+    ";touch {F}",
+    "|touch {F}",
+    "&&touch {F}",
+    ";touch$IFS{F}",
+    "a\ntouch {F}",
+];
+
+/// What every file a metacharacter value would create is called, before its number.
+pub(crate) const INJECTED: &str = "conform-injected-";
+
+/// The `index`th metacharacter value, naming its file in the sandbox's TMPDIR (the
+/// executor puts the real path in for the mark).
+pub(crate) fn metachar_value(index: usize) -> Option<String> {
+    let value = METACHARACTERS.get(index)?;
+    let file = format!("{}tmp/{INJECTED}{}", crate::exec::SANDBOX_MARK, index + 1);
+    Some(value.replace("{F}", &file))
+}
+
 impl OrderRun {
     pub(crate) fn describe(self) -> &'static str {
         match self {
@@ -516,6 +579,7 @@ impl OrderRun {
             OrderRun::LocalBeforePositional => "local option before the positional",
             OrderRun::PositionalOnly => "positional without the local option",
             OrderRun::Hallucinated(_) => "made-up positional",
+            OrderRun::Metachar(_) => "shell metacharacters",
         }
     }
 }

@@ -12,6 +12,7 @@
 //! `order.rs`.
 
 mod derive;
+mod injection;
 mod kind;
 mod order;
 mod probe;
@@ -23,12 +24,12 @@ use crate::exec::{Output, RunSpec, StdinMode};
 use crate::profile::{LoadedProfile, ProbeKind};
 
 pub(crate) use derive::{
-    duration_of, prefixes, timeout_value, Derived, BAD_CURSOR, GENERIC_ENV, SIZE_CAP_FROM,
-    TIMEOUT_SLACK,
+    capped_stdin_commands, duration_of, prefixes, timeout_value, Derived, BAD_CURSOR, GENERIC_ENV,
+    SIZE_CAP_FROM, TIMEOUT_SLACK,
 };
 pub(crate) use kind::{
-    KitRun, OrderRun, Placement, RunKind, RunRole, Subject, GERMAN_LOCALE, HALLUCINATED,
-    PAGER_PROGRAMS,
+    KitRun, OrderRun, Placement, RunKind, RunRole, Subject, GERMAN_LOCALE, HALLUCINATED, INJECTED,
+    METACHARACTERS, PAGER_PROGRAMS,
 };
 pub(crate) use probe::UNKNOWN_FLAG;
 
@@ -94,10 +95,11 @@ pub(crate) fn plan(loaded: &LoadedProfile, kinds: &BTreeSet<RunKind>, options: R
         }
     }
     planner.unknown(&needs);
+    let mut help_run = None;
     if needs.contains(&RunKind::Help) {
         let spec = planner.spec(vec!["--help".into()]);
         let role = RunRole::command(RunKind::Help);
-        planner.add("--help".into(), role, spec, vec![], None);
+        help_run = Some(planner.add("--help".into(), role, spec, vec![], None));
     }
     let mut manifest_run = None;
     if let (true, Some(manifest)) = (needs.contains(&RunKind::Manifest), &loaded.profile.manifest) {
@@ -108,8 +110,27 @@ pub(crate) fn plan(loaded: &LoadedProfile, kinds: &BTreeSet<RunKind>, options: R
     if let Some(order) = &loaded.profile.argument_order {
         planner.argument_order(order, &needs, &destructive_runs);
     }
+    if needs.contains(&RunKind::Metachar) {
+        planner.metacharacters();
+    }
+    if let (true, Some(manifest)) = (
+        needs.contains(&RunKind::PayloadOver) || needs.contains(&RunKind::PayloadHalf),
+        manifest_run,
+    ) {
+        planner.payloads(manifest, &needs);
+    }
+    let earlier = probe::Earlier {
+        manifest: manifest_run,
+        help: help_run,
+        argvs: loaded
+            .profile
+            .probes
+            .iter()
+            .map(|p| p.argv.clone())
+            .collect(),
+    };
     for (index, probe, closed) in closed_runs {
-        planner.derived(index, probe, closed, manifest_run, &needs);
+        planner.derived(index, probe, closed, earlier.clone(), &needs);
     }
     if needs.contains(&RunKind::KitIsolated) {
         for kit in KitRun::ALL {

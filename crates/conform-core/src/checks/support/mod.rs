@@ -3,6 +3,7 @@
 
 // Shared with the planner, which compares runs to decide on follow-up runs.
 pub(crate) use crate::data;
+pub(crate) mod canaries;
 pub(crate) mod manifest_view;
 pub(crate) mod output;
 pub(crate) mod proxy;
