@@ -593,6 +593,10 @@ impl Tool for Runner {
         self.trial(argv)
     }
 
+    fn hermetic(&self) -> bool {
+        self.scratch.is_some()
+    }
+
     fn helps(&mut self, paths: &[Vec<String>], program: &str) -> Vec<Result<String, String>> {
         self.help_texts(paths, program)
     }

@@ -13,6 +13,11 @@ pub(super) trait Tool {
     fn try_read(&mut self, argv: &[String]) -> Trial;
     /// One run of a stream, as `conform run` makes it, to count its lines.
     fn measure(&mut self, argv: &[String]) -> Measured;
+    /// Every run is hermetic (`conform check`): a run that goes for the network
+    /// meets a black hole of its own, whatever the machine's network.
+    fn hermetic(&self) -> bool {
+        false
+    }
     /// The help of each of `paths`, as [`Tool::help`] gives it; a runner makes
     /// the calls at once.
     fn helps(&mut self, paths: &[Vec<String>], program: &str) -> Vec<Result<String, String>> {
