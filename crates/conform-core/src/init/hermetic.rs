@@ -7,7 +7,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use crate::exec::{Network, Sandbox};
+use crate::exec::{Network, Sandbox, OPENERS};
 use crate::plan::{Plan, RunKind};
 
 /// Words that make a variable's name read as a credential.
@@ -23,6 +23,9 @@ const CREDENTIAL_NAMES: &[&str] = &[
     "NETRC",
     "PGPASSFILE",
 ];
+
+/// Set to the sentinel in every run: no real browser opens.
+const BROWSER_VARS: &[&str] = &["BROWSER"];
 
 /// Variables removed from every run: no display to open a window on.
 const DISPLAY_VARS: &[&str] = &["DISPLAY", "WAYLAND_DISPLAY"];
@@ -131,8 +134,18 @@ impl Hermetic {
         }
         for run in &mut plan.runs {
             let spec = &mut run.spec;
-            if spec.sandbox.as_ref().is_none_or(|s| !s.fresh_dirs) {
-                spec.sandbox = Some(Sandbox::isolated());
+            match &mut spec.sandbox {
+                // Fresh directories, and no real browser: the pager and editor
+                // stay as the kind had them, so the checks that read a pager or an
+                // editor judge their own runs, not every run.
+                None => {
+                    spec.sandbox = Some(Sandbox {
+                        fresh_dirs: true,
+                        sentinel_vars: BROWSER_VARS,
+                        shims: OPENERS,
+                    })
+                }
+                Some(sandbox) => sandbox.fresh_dirs = true,
             }
             if self.network == Network::BlackHole {
                 spec.network = Network::BlackHole;

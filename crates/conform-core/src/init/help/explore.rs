@@ -16,7 +16,8 @@ use serde_json::{json, Value};
 
 use super::classify::{classify, Class};
 use super::commands::{add, full_list_argv, subcommands, usage_subcommands, HelpEntry};
-use super::usage::{program_name, requires_argument};
+use super::usage::{program_name, requires_argument, usage_forms};
+use super::words::is_name;
 use crate::init::tool::{Explored, Tool};
 use crate::init::{probe, Body, Census, Failure, Warning, UNKNOWN_FLAG};
 
@@ -105,7 +106,7 @@ pub(crate) fn explore(
                     );
                     continue;
                 }
-                Err(_) => {
+                Err(why) => {
                     candidates.push(command.path);
                     continue;
                 }
@@ -116,6 +117,7 @@ pub(crate) fn explore(
             for sub in subcommands(&text, &words)
                 .into_iter()
                 .chain(usage_subcommands(&text, last, program))
+                .chain(prefixed_entries(&text, last))
             {
                 if sub.name != last && classify(&sub.name) != Class::Framework {
                     add(&mut subs, sub);
@@ -137,7 +139,7 @@ pub(crate) fn explore(
                 }
                 continue;
             }
-            if needs_subcommand(required, &subs) {
+            if needs_subcommand(required, &subs) || names_a_command_slot(&text, last, program) {
                 // A group: its subcommands are the commands, never the bare group.
                 if depth == MAX_DEPTH {
                     census.left_out(
@@ -296,6 +298,56 @@ fn left_out_unasked(command: &Found, settings: &Settings) -> Option<String> {
 /// marker will say so directly; until then this reads the usage.)
 fn needs_subcommand(required: Option<bool>, subs: &[HelpEntry]) -> bool {
     !subs.is_empty() && required != Some(false)
+}
+
+/// Entries a group's help lists with the group's name first (`deployments list
+/// ...` under `Commands:`), which the listing parser reads only after the
+/// program's name. (To be replaced by the help parser's own reading.)
+fn prefixed_entries(help: &str, group: &str) -> Vec<HelpEntry> {
+    let mut out = Vec::new();
+    let mut in_commands = false;
+    for line in help.lines() {
+        let trimmed = line.trim();
+        if !line.starts_with(char::is_whitespace) {
+            in_commands = trimmed.to_ascii_lowercase().contains("command");
+            continue;
+        }
+        let mut words = trimmed.split_whitespace();
+        if !in_commands || words.next() != Some(group) {
+            continue;
+        }
+        let Some(sub) = words.next() else { continue };
+        if is_name(sub) {
+            let rest: Vec<&str> = words.collect();
+            out.push(HelpEntry {
+                name: sub.to_string(),
+                summary: rest.join(" "),
+                requires_argument: rest.first().is_some_and(|w| w.starts_with('<')),
+            });
+        }
+    }
+    out
+}
+
+/// Whether a usage line puts a command slot right after `name`
+/// (`Usage: democli deployments <command>`): a group that needs a subcommand.
+/// (The help parser's `group` marker will say so; until then this reads it.)
+fn names_a_command_slot(help: &str, name: &str, program: &str) -> bool {
+    const SLOTS: &[&str] = &[
+        "<command>",
+        "<subcommand>",
+        "<cmd>",
+        "command",
+        "subcommand",
+    ];
+    usage_forms(help, program).iter().any(|form| {
+        let words: Vec<&str> = form.split_whitespace().collect();
+        words
+            .iter()
+            .rposition(|w| *w == name)
+            .and_then(|at| words.get(at + 1))
+            .is_some_and(|next| SLOTS.contains(&next.to_ascii_lowercase().as_str()))
+    })
 }
 
 /// The preview flag a destructive command's help names.
