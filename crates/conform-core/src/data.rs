@@ -57,29 +57,6 @@ fn without_sandbox_paths(text: String) -> String {
     out
 }
 
-#[cfg(test)]
-mod sandbox_path_tests {
-    use super::*;
-
-    #[test]
-    fn a_runs_sandbox_directory_is_not_a_difference() {
-        assert_eq!(
-            without_sandbox_paths("/tmp/conform-18801-EKoFIs/run-12/data/x.json".into()),
-            "<sandbox>/data/x.json"
-        );
-        assert_eq!(
-            without_sandbox_paths(
-                "at /tmp/conform-1-a/run-3/home and /tmp/conform-1-a/run-45".into()
-            ),
-            "at <sandbox>/home and <sandbox>"
-        );
-        assert_eq!(
-            without_sandbox_paths("/srv/conform-tools/run-me".into()),
-            "/srv/conform-tools/run-me"
-        );
-    }
-}
-
 /// An envelope's `data` without volatile keys (null when it has none): what two
 /// runs are compared by.
 pub(crate) fn stable_data_in(envelope: &Value) -> Value {
@@ -148,5 +125,28 @@ pub(crate) fn items(data: &Value) -> Option<&Vec<Value>> {
             }
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod sandbox_path_tests {
+    use super::*;
+
+    #[test]
+    fn a_runs_sandbox_directory_is_not_a_difference() {
+        assert_eq!(
+            without_sandbox_paths("/tmp/conform-18801-EKoFIs/run-12/data/x.json".into()),
+            "<sandbox>/data/x.json"
+        );
+        assert_eq!(
+            without_sandbox_paths(
+                "at /tmp/conform-1-a/run-3/home and /tmp/conform-1-a/run-45".into()
+            ),
+            "at <sandbox>/home and <sandbox>"
+        );
+        assert_eq!(
+            without_sandbox_paths("/srv/conform-tools/run-me".into()),
+            "/srv/conform-tools/run-me"
+        );
     }
 }

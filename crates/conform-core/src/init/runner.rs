@@ -479,7 +479,7 @@ impl Runner {
         } else {
             format!(
                 "{shown} exited {} without a usage line, so it may have run the command",
-                describe_exit(&record)
+                describe_exit(record)
             )
         }))
     }

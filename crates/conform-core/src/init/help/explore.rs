@@ -106,7 +106,7 @@ pub(crate) fn explore(
                     );
                     continue;
                 }
-                Err(why) => {
+                Err(_) => {
                     candidates.push(command.path);
                     continue;
                 }
