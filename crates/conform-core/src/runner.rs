@@ -31,6 +31,8 @@ pub(crate) struct RunConfig {
     pub fail_fast: bool,
     /// The suite's cancellation and scratch directory.
     pub session: Session,
+    /// `conform check`'s run defaults, applied to every planned run.
+    pub hermetic: Option<std::sync::Arc<crate::init::Hermetic>>,
 }
 
 impl RunConfig {
@@ -43,6 +45,7 @@ impl RunConfig {
             options: RunOptions { capture_limit },
             fail_fast: false,
             session: Session::new(cancel.clone()),
+            hermetic: None,
         }
     }
 }
@@ -127,7 +130,13 @@ pub(crate) fn run_profiles(
 ) -> RunOutcome {
     let plans: Vec<Plan> = runs
         .iter()
-        .map(|run| plan::plan(run.profile, &checks::reads(&run.checks), config.options))
+        .map(|run| {
+            let mut plan = plan::plan(run.profile, &checks::reads(&run.checks), config.options);
+            if let Some(hermetic) = &config.hermetic {
+                hermetic.apply(&mut plan);
+            }
+            plan
+        })
         .collect();
     let stop = Stop::default();
     let (sender, receiver) = mpsc::channel();

@@ -66,6 +66,7 @@ fn main() -> ExitCode {
                 save: args.save,
                 yes: args.yes,
                 allow_destructive: args.allow_destructive,
+                inherit_network: args.network == "inherit",
                 run: run_request(Vec::new(), args.flags),
             };
             // A Ctrl-C stops the tool run in progress, while inferring or running.

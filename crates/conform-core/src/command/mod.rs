@@ -24,7 +24,7 @@ use crate::render::validate::{self as render_validate, ValidateReport};
 use crate::{discover, profile};
 use output::{elapsed_ms, emit, emit_json, finish, report_error};
 
-pub use self::check::{check, CheckRequest};
+pub use self::check::{check, CheckRequest, MAX_CHECK_TIMEOUT_SECONDS};
 pub use self::init::init;
 pub use self::run::{run, RunRequest};
 pub(crate) use self::selection::select;
