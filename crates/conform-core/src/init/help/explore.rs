@@ -389,6 +389,8 @@ mod tests {
             name: "list".into(),
             summary: String::new(),
             requires_argument: false,
+            path: vec!["list".into()],
+            group: false,
         }];
         assert!(needs_subcommand(Some(true), &subs));
         assert!(needs_subcommand(None, &subs));
