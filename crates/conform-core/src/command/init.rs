@@ -67,7 +67,8 @@ pub fn init_vscode(root: &Path, dry_run: bool, out: &Output) -> ExitStatus {
             elapsed_ms(out.started),
         )),
         Ok(written) => emit(&written.text()),
-        Err((status, detail)) => {
+        Err(failure) => {
+            let (status, detail) = *failure;
             if !out.json {
                 if let Some(fix) = &detail.fix_required {
                     eprintln!("conform: {}\nfix: {fix}", detail.message);

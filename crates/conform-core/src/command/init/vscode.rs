@@ -17,6 +17,9 @@ pub(crate) const SCHEMA: &str = ".vscode/conformance-profile.schema.json";
 /// The profile file name the README and `conform init --output` use.
 const FILE_MATCH: &str = "conformance-profile.json";
 
+/// Why nothing (or not all) was written: the exit status and the envelope's error.
+pub(crate) type Failure = Box<(ExitStatus, ErrorDetail)>;
+
 /// What `--vscode` wrote (or, with `--dry-run`, would write).
 #[derive(Debug)]
 pub(crate) struct Written {
@@ -61,7 +64,7 @@ fn entry() -> Value {
 
 /// Write the schema file and merge the entry into the settings of the workspace
 /// rooted at `root`; with `dry_run`, only say what would be written.
-pub(crate) fn write(root: &Path, dry_run: bool) -> Result<Written, (ExitStatus, ErrorDetail)> {
+pub(crate) fn write(root: &Path, dry_run: bool) -> Result<Written, Failure> {
     // Paths as the user reads them: `.vscode/settings.json`, not `./.vscode/...`.
     let at = |file: &str| {
         if root == Path::new(".") {
@@ -132,7 +135,7 @@ fn merge(existing: Option<&str>) -> Result<Value, String> {
 
 /// Write `text` to `path` whole or not at all: a temporary file in the same
 /// directory renamed over it, so a failure never leaves a truncated settings.json.
-fn replace(path: &Path, text: &str) -> Result<(), (ExitStatus, ErrorDetail)> {
+fn replace(path: &Path, text: &str) -> Result<(), Failure> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let result = tempfile::NamedTempFile::new_in(dir)
         .and_then(|mut file| file.write_all(text.as_bytes()).map(|()| file))
@@ -142,7 +145,7 @@ fn replace(path: &Path, text: &str) -> Result<(), (ExitStatus, ErrorDetail)> {
         .map_err(|error| cannot_write(path, &error.to_string()))
 }
 
-fn refuse(settings: &Path, why: &str) -> (ExitStatus, ErrorDetail) {
+fn refuse(settings: &Path, why: &str) -> Failure {
     let detail = ErrorDetail::invalid_input(
         "INVALID_SETTINGS",
         format!(
@@ -154,10 +157,10 @@ fn refuse(settings: &Path, why: &str) -> (ExitStatus, ErrorDetail) {
             entry()
         ),
     );
-    (ExitStatus::InvalidInput, detail)
+    Box::new((ExitStatus::InvalidInput, detail))
 }
 
-fn cannot_write(path: &Path, why: &str) -> (ExitStatus, ErrorDetail) {
+fn cannot_write(path: &Path, why: &str) -> Failure {
     let detail = ErrorDetail {
         phase: Some("execution"),
         ..ErrorDetail::invalid_input(
@@ -169,7 +172,7 @@ fn cannot_write(path: &Path, why: &str) -> (ExitStatus, ErrorDetail) {
             "run it from the workspace root, in a directory you can write",
         )
     };
-    (ExitStatus::GeneralError, detail)
+    Box::new((ExitStatus::GeneralError, detail))
 }
 
 #[cfg(test)]
