@@ -2,7 +2,6 @@
 //! settings. A profile cannot name its schema itself: `$schema` is not a field of
 //! the profile format, whose published schema forbids unknown keys.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
@@ -133,16 +132,10 @@ fn merge(existing: Option<&str>) -> Result<Value, String> {
     Ok(Value::Object(settings))
 }
 
-/// Write `text` to `path` whole or not at all: a temporary file in the same
-/// directory renamed over it, so a failure never leaves a truncated settings.json.
+/// Write `text` to `path` whole or not at all, so a failure never leaves a
+/// truncated settings.json.
 fn replace(path: &Path, text: &str) -> Result<(), Failure> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let result = tempfile::NamedTempFile::new_in(dir)
-        .and_then(|mut file| file.write_all(text.as_bytes()).map(|()| file))
-        .and_then(|file| file.persist(path).map_err(|e| e.error));
-    result
-        .map(|_| ())
-        .map_err(|error| cannot_write(path, &error.to_string()))
+    crate::file::write_atomic(path, text.as_bytes()).map_err(|error| cannot_write(path, &error))
 }
 
 fn refuse(settings: &Path, why: &str) -> Failure {
