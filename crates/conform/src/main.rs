@@ -58,6 +58,13 @@ fn main() -> ExitCode {
             cli::signals::cancel_on_interrupt(&request.cancel);
             command::run(&request, &out)
         }
+        Command::Merge { reports, outputs } => {
+            let request = command::MergeRequest {
+                reports,
+                outputs: outputs.requested(),
+            };
+            command::merge(&request, &out)
+        }
         Command::Check(args) => {
             adopt_orphans();
             let request = CheckRequest {

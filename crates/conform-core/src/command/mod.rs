@@ -6,6 +6,7 @@
 mod cap;
 mod check;
 mod init;
+mod merge;
 pub(crate) mod output;
 mod requirements;
 mod run;
@@ -26,6 +27,7 @@ use output::{elapsed_ms, emit, emit_json, finish, report_error};
 
 pub use self::check::{check, CheckRequest};
 pub use self::init::init;
+pub use self::merge::{merge, MergeRequest};
 pub use self::run::{run, RunRequest};
 pub(crate) use self::selection::select;
 pub use crate::exec::{Orphan, DEFAULT_CAPTURE_LIMIT};

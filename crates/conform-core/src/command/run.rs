@@ -14,6 +14,7 @@ use crate::events::Reporter;
 use crate::exec::Cancel;
 use crate::partition::Partition;
 use crate::profile::LoadedProfile;
+use crate::render::json_report::{ProfileIdentity, RunIdentity};
 use crate::render::progress::ProgressLine;
 use crate::render::run as render_run;
 use crate::render::stream::{self as render_stream, StreamReporter};
@@ -270,10 +271,18 @@ pub(super) fn execute(
     let sources = Sources::of(profiles.iter().copied());
     // The files first: when one cannot be written, the envelope says so.
     let cwd = std::env::current_dir().unwrap_or_default();
+    let identities: Vec<ProfileIdentity> = runs
+        .iter()
+        .map(|r| ProfileIdentity::of(r.profile, &r.checks))
+        .collect();
     let finished = Finished {
         results: &results,
         sources: &sources,
-        selected: &selection.checks,
+        identity: RunIdentity {
+            selected: &selection.checks,
+            partition: selection.partition,
+            profiles: &identities,
+        },
         status,
         duration_ms: elapsed_ms(started),
         cwd: &cwd,

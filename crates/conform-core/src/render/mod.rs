@@ -9,6 +9,7 @@ pub(crate) mod json_report;
 pub(crate) mod junit;
 pub(crate) mod markdown;
 pub(crate) mod progress;
+pub(crate) mod report_file;
 pub(crate) mod reruns;
 pub(crate) mod run;
 pub(crate) mod sarif;
@@ -19,10 +20,9 @@ pub(crate) mod style;
 mod tests;
 pub(crate) mod validate;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::checks::CheckId;
 use crate::envelope::ExitStatus;
 use crate::profile::{LoadedProfile, Locations};
 use crate::result::ProfileReport;
@@ -41,6 +41,11 @@ impl Sources {
                 .map(|p| (p.path.display().to_string(), p.locations.clone()))
                 .collect(),
         )
+    }
+
+    /// The sources of the profiles whose text was read again: (profile, locations).
+    pub(crate) fn from_pairs(pairs: impl IntoIterator<Item = (String, Locations)>) -> Sources {
+        Sources(pairs.into_iter().collect())
     }
 
     #[cfg(test)]
@@ -96,7 +101,8 @@ impl ReportFormat {
 pub(crate) struct Finished<'a> {
     pub results: &'a [ProfileReport],
     pub sources: &'a Sources,
-    pub selected: &'a BTreeSet<CheckId>,
+    /// The partition and each profile's identity, for the JSON report.
+    pub identity: json_report::RunIdentity<'a>,
     pub status: ExitStatus,
     pub duration_ms: u64,
     /// SARIF locates profiles relative to it.
@@ -113,7 +119,7 @@ pub(crate) fn render_report(
         ReportFormat::Json => {
             let document = json_report::document(
                 results,
-                finished.selected,
+                &finished.identity,
                 finished.status,
                 finished.duration_ms,
             );

@@ -516,7 +516,11 @@ fn reports_are_rendered_for_every_format_from_one_finished_run() {
     let finished = Finished {
         results: &results,
         sources: &sources,
-        selected: &selected,
+        identity: render::json_report::RunIdentity {
+            selected: &selected,
+            partition: None,
+            profiles: &[],
+        },
         status: ExitStatus::ChecksFailed,
         duration_ms: 1,
         cwd: &repo_root(),

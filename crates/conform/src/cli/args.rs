@@ -50,6 +50,14 @@ pub enum Command {
     },
     /// Judge TOOL with no profile on disk: infer one as init does (from its manifest, else its --help), run it, report as run does; destructive probes only with --allow-destructive.
     Check(CheckArgs),
+    /// Join the --json-report files of one run's shards (run --partition K/N) into the result of the whole run: the same envelope, levels, summary and exit code, and every report file; shards of different runs, or missing or repeated ones, are refused (exit 2).
+    Merge {
+        /// The shards' --json-report files, every shard once.
+        #[arg(required = true, value_name = "REPORT")]
+        reports: Vec<PathBuf>,
+        #[command(flatten)]
+        outputs: ReportArgs,
+    },
     /// List the checks: id, level, requirements, title.
     Checks {
         /// Only these checks (ids, as `conform run --only` takes them).
