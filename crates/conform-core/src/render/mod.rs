@@ -5,6 +5,7 @@
 
 pub(crate) mod badge;
 pub(crate) mod files;
+pub(crate) mod html;
 pub(crate) mod json_report;
 pub(crate) mod junit;
 pub(crate) mod markdown;
@@ -83,6 +84,8 @@ pub enum ReportFormat {
     Markdown,
     /// `--badge`: an SVG of the highest level every profile passes.
     Badge,
+    /// `--html`: a page with a grid of profiles by checks, linked to the evidence.
+    Html,
 }
 
 impl ReportFormat {
@@ -93,6 +96,7 @@ impl ReportFormat {
             ReportFormat::Sarif => "--sarif",
             ReportFormat::Markdown => "--markdown",
             ReportFormat::Badge => "--badge",
+            ReportFormat::Html => "--html",
         }
     }
 }
@@ -131,6 +135,7 @@ pub(crate) fn render_report(
         ReportFormat::Sarif => sarif::to_json(results, finished.sources, finished.cwd),
         ReportFormat::Markdown => Ok(markdown::to_markdown(results, finished.sources)),
         ReportFormat::Badge => Ok(badge::to_svg(results)),
+        ReportFormat::Html => Ok(html::to_html(finished)),
     }
 }
 

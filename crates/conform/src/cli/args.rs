@@ -194,6 +194,9 @@ pub struct ReportArgs {
     /// Also write an SVG badge: "agent-ready | level N", the highest level every profile passes.
     #[arg(long, value_name = "PATH")]
     pub badge: Option<PathBuf>,
+    /// Also write an HTML scorecard: one self-contained page with a grid of profiles (or tools) by checks, each cell linked to its evidence.
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
 }
 
 impl ReportArgs {
@@ -205,6 +208,7 @@ impl ReportArgs {
             (ReportFormat::Sarif, &self.sarif),
             (ReportFormat::Markdown, &self.markdown),
             (ReportFormat::Badge, &self.badge),
+            (ReportFormat::Html, &self.html),
         ]
         .into_iter()
         .filter_map(|(format, path)| path.clone().map(|p| (format, p)))
