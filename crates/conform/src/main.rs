@@ -9,8 +9,10 @@ use std::time::Instant;
 use clap::Parser;
 use serde_json::json;
 
-use cli::args::{Cli, Command, CompletionShell, Format, InitArgs, RunFlags, SchemaKind};
-use conform_core::command::{self, CheckRequest, InitRequest, InitSource, Output, RunRequest};
+use cli::args::{CheckArgs, Cli, Command, CompletionShell, Format, InitArgs, RunFlags, SchemaKind};
+use conform_core::command::{
+    self, CheckRequest, InitRequest, InitSource, Output, RunRequest, ToolsRequest,
+};
 use conform_core::{Cancel, ExitStatus};
 
 fn main() -> ExitCode {
@@ -64,6 +66,23 @@ fn main() -> ExitCode {
                 outputs: outputs.requested(),
             };
             command::merge(&request, &out)
+        }
+        Command::Check(CheckArgs {
+            tools: Some(file),
+            timeout,
+            allow_destructive,
+            flags,
+            ..
+        }) => {
+            adopt_orphans();
+            let request = ToolsRequest {
+                file,
+                timeout_seconds: timeout,
+                allow_destructive,
+                run: run_request(Vec::new(), flags),
+            };
+            cli::signals::cancel_on_interrupt(&request.run.cancel);
+            command::check_tools(&request, &out)
         }
         Command::Check(args) => {
             adopt_orphans();

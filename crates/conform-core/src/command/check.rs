@@ -88,17 +88,17 @@ pub fn check(request: &CheckRequest, out: &Output) -> ExitStatus {
 }
 
 /// The inferred profile, what runs of it, and what does not.
-struct Inferred {
-    generated: Generated,
+pub(super) struct Inferred {
+    pub(super) generated: Generated,
     /// The profile that runs: the inferred one less the destructive probes, unless
     /// they are allowed.
-    loaded: LoadedProfile,
+    pub(super) loaded: LoadedProfile,
     /// `{probe, argv, reason}` of each destructive probe left out.
-    not_run: Vec<Value>,
+    pub(super) not_run: Vec<Value>,
     saved: Option<PathBuf>,
 }
 
-fn infer(request: &init::Request, allow_destructive: bool) -> Result<Inferred, Failure> {
+pub(super) fn infer(request: &init::Request, allow_destructive: bool) -> Result<Inferred, Failure> {
     let overwrites = match &request.output {
         Some(path) => init::check_destination(path, request)?,
         None => false,
@@ -180,7 +180,7 @@ fn without_destructive(profile: &Value) -> (Value, Vec<Value>) {
 }
 
 /// The text shown before the report: how the profile was made, and its probes.
-fn summary(generated: &Generated, not_run: &[Value], saved: Option<&Path>) -> String {
+pub(super) fn summary(generated: &Generated, not_run: &[Value], saved: Option<&Path>) -> String {
     let probes = generated.profile["probes"]
         .as_array()
         .map(Vec::as_slice)

@@ -11,6 +11,7 @@ pub(crate) mod output;
 mod requirements;
 mod run;
 mod selection;
+mod tools;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -30,6 +31,7 @@ pub use self::init::init;
 pub use self::merge::{merge, MergeRequest};
 pub use self::run::{run, RunRequest};
 pub(crate) use self::selection::select;
+pub use self::tools::{check_tools, ToolsRequest};
 pub use crate::exec::{Orphan, DEFAULT_CAPTURE_LIMIT};
 pub use crate::init::{Request as InitRequest, Source as InitSource, MAX_TIMEOUT_SECONDS};
 pub use crate::partition::Partition;

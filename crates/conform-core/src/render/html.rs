@@ -20,7 +20,7 @@ h1 { font-size: 1.3rem; margin: 0.8rem 0 0.2rem; }
 p.sum { margin: 0 0 0.6rem; color: #57606a; }
 .legend span { margin-right: 0.9rem; white-space: nowrap; }
 .legend i { display: inline-block; width: 0.9rem; height: 0.9rem; vertical-align: -0.15rem; margin-right: 0.25rem; border-radius: 2px; }
-.grid { overflow: auto; max-height: 88vh; border: 1px solid #d0d7de; margin-top: 0.5rem; }
+.grid { display: inline-block; max-width: 100%; overflow: auto; max-height: 88vh; border: 1px solid #d0d7de; margin-top: 0.5rem; }
 table.cards { border-collapse: separate; border-spacing: 0; }
 .cards th, .cards td { padding: 0; border-bottom: 1px solid #eaeef2; }
 .cards thead th { position: sticky; top: 0; z-index: 2; background: #fff; vertical-align: bottom; border-bottom: 1px solid #d0d7de; }

@@ -168,10 +168,13 @@ pub struct CheckArgs {
     /// Limit for each run of TOOL while the profile is inferred, and the profile's timeout_seconds (1 to 5).
     #[arg(long, value_name = "SECONDS", default_value_t = command::MAX_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..=command::MAX_TIMEOUT_SECONDS))]
     pub timeout: u64,
+    /// Judge several tools in one call: one command line per row of FILE (quoted as a shell quotes words; blank lines and # comments skipped), each with its own inferred profile and result, all in one pool.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["tool", "save"])]
+    pub tools: Option<PathBuf>,
     #[command(flatten)]
     pub flags: RunFlags,
     /// The tool to judge (a path, or a command on PATH) and its leading arguments.
-    #[arg(required = true, num_args = 1.., value_name = "TOOL")]
+    #[arg(required_unless_present = "tools", num_args = 1.., value_name = "TOOL")]
     pub tool: Vec<String>,
 }
 
