@@ -546,3 +546,117 @@ fn reports_are_rendered_for_every_format_from_one_finished_run() {
     assert_eq!(report["results"][1]["runs"][0]["pointer"], "/probes/0");
     assert_eq!(report["exit_code"], 4);
 }
+
+/// Every `href="#X"` of a page and whether an element has `id="X"`.
+fn dangling_links(html: &str) -> Vec<String> {
+    html.split("href=\"#")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .filter(|anchor| !html.contains(&format!("id=\"{anchor}\"")))
+        .map(String::from)
+        .collect()
+}
+
+fn html_of(results: &[ProfileReport], sources: &Sources) -> String {
+    let selected = CheckId::all();
+    let finished = Finished {
+        results,
+        sources,
+        identity: render::json_report::RunIdentity {
+            selected: &selected,
+            partition: None,
+            profiles: &[],
+        },
+        status: ExitStatus::ChecksFailed,
+        duration_ms: 1,
+        cwd: &repo_root(),
+    };
+    render::html::to_html(&finished)
+}
+
+#[test]
+fn the_html_grid_links_every_cell_to_its_evidence_and_escapes_what_tools_wrote() {
+    let mut results = fixed_results();
+    results[1].tool = "<script>alert('x')</script>&".into();
+    let html = html_of(&results, &fixture_sources());
+    assert!(html.starts_with("<!DOCTYPE html>"), "{}", &html[..80]);
+    assert!(!html.contains("<script"), "no script, nor a tool's markup");
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "nothing fetched"
+    );
+    assert!(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;"));
+    // One cell per row and check, each linked to an anchor on the page.
+    let cells = html.matches("<td class=\"cell\">").count();
+    assert_eq!(cells, 2 * CATALOG.len());
+    assert_eq!(dangling_links(&html), Vec::<String>::new());
+    assert!(html
+        .contains("<a class=\"fail\" href=\"#r1-json_envelope\" title=\"json_envelope: fail\">"));
+    assert!(html.contains("<a class=\"skip\" href=\"#r1-profile_consistency\""));
+    assert!(html.contains("<a class=\"unsel\" href=\"#r0-stdout_no_ansi\""));
+    assert!(html.contains("<li id=\"r0-stdout_no_ansi\"><b>stdout_no_ansi</b> not selected"));
+    // The evidence: the failure's cause, where the probe is, its shell line, the
+    // output with its escape bytes made visible.
+    assert!(html.contains("<article class=\"fail\" id=\"r1-json_envelope\">"));
+    assert!(html.contains("$ TERM=xterm-256color ./fixturecli list &lt;/dev/null"));
+    assert!(
+        html.contains(&format!("{FIXTURE}:8:5 /probes/0")),
+        "located in the profile"
+    );
+    assert!(html.contains("stdout │ {␛[34m&quot;ok&quot;␛[0m: true}"));
+    assert!(!html.contains('\u{1b}'), "no raw escape byte");
+    assert!(
+        html.contains("the tool gave no valid manifest"),
+        "a skip's reason"
+    );
+    // Levels per row.
+    // democli's row judged two checks: its levels are incomplete.
+    assert!(html.contains("<td class=\"lv\"><b class=\"incomplete\">inc.</b></td>"));
+    assert!(html.contains("<td class=\"lv\"><b class=\"fail\">fail</b></td>"));
+}
+
+#[test]
+fn a_grid_of_fifty_tools_by_every_check_renders_every_cell() {
+    let results: Vec<ProfileReport> = (0..50)
+        .map(|n| {
+            let checks = CATALOG
+                .iter()
+                .enumerate()
+                .map(|(c, spec)| {
+                    let run = facts("list", "/probes/0", &["list", &format!("--n={n}")]);
+                    match (n + c) % 7 {
+                        0 => check(
+                            spec.id,
+                            1,
+                            vec![Evidence {
+                                run,
+                                detail: format!("failure {n}/{c} <b>"),
+                            }],
+                            None,
+                        ),
+                        1 => check(spec.id, 0, vec![], Some("nothing to judge")),
+                        _ => check(spec.id, 3, vec![], None),
+                    }
+                })
+                .collect();
+            report(
+                &format!("profiles/tool-{n}.json"),
+                &format!("tool-{n}"),
+                checks,
+                vec![],
+            )
+        })
+        .collect();
+    let html = html_of(&results, &Sources::default());
+    assert_eq!(
+        html.matches("<td class=\"cell\">").count(),
+        50 * CATALOG.len()
+    );
+    assert_eq!(html.matches("<section class=\"row\"").count(), 50);
+    assert_eq!(dangling_links(&html), Vec::<String>::new());
+    assert!(html.contains("failure 49/"), "the last row's evidence");
+    assert!(html.contains("&lt;b&gt;") && !html.contains("<b>\n"));
+    // Sticky header and first column keep a large grid readable.
+    assert!(html.contains("position: sticky; top: 0"));
+    assert!(html.contains("position: sticky; left: 0"));
+}

@@ -8,6 +8,7 @@ mod check;
 mod hostile;
 mod hostile_env;
 mod init;
+mod merge;
 mod partition;
 mod profile_validation;
 mod reference_cli;
