@@ -14,6 +14,7 @@ mod profile_validation;
 mod reference_cli;
 mod reports;
 mod requirements;
+mod scorecard;
 mod stream;
 mod support;
 mod trust;
