@@ -147,9 +147,9 @@ fn grid(page: &mut String, results: &[ProfileReport]) {
 /// unselected ones as a list, every one an anchor a cell links to.
 fn evidence(page: &mut String, row: usize, result: &ProfileReport, sources: &Sources) {
     let s = &result.summary;
-    let _ = write!(
+    let _ = writeln!(
         page,
-        "<section class=\"row\" id=\"r{row}\"><h2>{}<small>{} · {} passed, {} failed, {} skipped · {} runs</small></h2>\n",
+        "<section class=\"row\" id=\"r{row}\"><h2>{}<small>{} · {} passed, {} failed, {} skipped · {} runs</small></h2>",
         text(&result.tool),
         text(&result.profile),
         s.passed,
@@ -203,9 +203,9 @@ fn check_article(
     } else {
         "skip"
     };
-    let _ = write!(
+    let _ = writeln!(
         page,
-        "<article class=\"{class}\" id=\"r{row}-{}\"><h3>{} {}: {}<span class=\"req\">level {} · {}</span></h3>\n",
+        "<article class=\"{class}\" id=\"r{row}-{}\"><h3>{} {}: {}<span class=\"req\">level {} · {}</span></h3>",
         check.id,
         class.to_uppercase(),
         check.id,
@@ -256,9 +256,9 @@ fn failure_group(page: &mut String, profile: &str, group: &Group<'_>, sources: &
             ] {
                 if bytes > 0 {
                     let lines = show::excerpt(excerpt, 6, 160).join("\n");
-                    let _ = write!(
+                    let _ = writeln!(
                         page,
-                        "<pre title=\"{name}\">{name} │ {}</pre>\n",
+                        "<pre title=\"{name}\">{name} │ {}</pre>",
                         escape(&lines)
                     );
                 }

@@ -609,9 +609,8 @@ fn the_html_grid_links_every_cell_to_its_evidence_and_escapes_what_tools_wrote()
         html.contains("the tool gave no valid manifest"),
         "a skip's reason"
     );
-    // Levels per row.
-    // democli's row judged two checks: its levels are incomplete.
-    assert!(html.contains("<td class=\"lv\"><b class=\"incomplete\">inc.</b></td>"));
+    // Levels per row: democli's pass, fixturecli's fail.
+    assert!(html.contains("<td class=\"lv\"><b class=\"pass\">pass</b></td>"));
     assert!(html.contains("<td class=\"lv\"><b class=\"fail\">fail</b></td>"));
 }
 
