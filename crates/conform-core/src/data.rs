@@ -19,8 +19,42 @@ pub(crate) fn stable_data(value: Value) -> Value {
                 .collect(),
         ),
         Value::Array(items) => Value::Array(items.into_iter().map(stable_data).collect()),
+        Value::String(text) => Value::String(without_sandbox_paths(text)),
         other => other,
     }
+}
+
+/// `text` with each run's own sandbox directory (`/tmp/conform-PID-XXXX/run-N`)
+/// written `<sandbox>`: a path into a run's fresh HOME differs from run to run by
+/// construction, and is not the tool's doing.
+fn without_sandbox_paths(text: String) -> String {
+    if !text.contains("/run-") {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("/conform-") {
+        let after = &rest[at + 1..];
+        let dir_end = after.find('/').unwrap_or(after.len());
+        let run = &after[dir_end..];
+        let digits = run
+            .strip_prefix("/run-")
+            .map_or(0, |r| r.bytes().take_while(u8::is_ascii_digit).count());
+        if digits == 0 {
+            out.push_str(&rest[..at + 1]);
+            rest = &rest[at + 1..];
+            continue;
+        }
+        // The start of the path: back to the whitespace or quote before it.
+        let start = rest[..at]
+            .rfind(|c: char| c.is_whitespace() || c == '"' || c == '\'' || c == '=')
+            .map_or(0, |i| i + 1);
+        out.push_str(&rest[..start]);
+        out.push_str("<sandbox>");
+        rest = &after[dir_end + "/run-".len() + digits..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// An envelope's `data` without volatile keys (null when it has none): what two
@@ -91,5 +125,28 @@ pub(crate) fn items(data: &Value) -> Option<&Vec<Value>> {
             }
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod sandbox_path_tests {
+    use super::*;
+
+    #[test]
+    fn a_runs_sandbox_directory_is_not_a_difference() {
+        assert_eq!(
+            without_sandbox_paths("/tmp/conform-18801-EKoFIs/run-12/data/x.json".into()),
+            "<sandbox>/data/x.json"
+        );
+        assert_eq!(
+            without_sandbox_paths(
+                "at /tmp/conform-1-a/run-3/home and /tmp/conform-1-a/run-45".into()
+            ),
+            "at <sandbox>/home and <sandbox>"
+        );
+        assert_eq!(
+            without_sandbox_paths("/srv/conform-tools/run-me".into()),
+            "/srv/conform-tools/run-me"
+        );
     }
 }

@@ -14,6 +14,7 @@
 
 #![warn(unreachable_pub, missing_docs)]
 
+mod canary;
 mod checks;
 pub mod command;
 mod data;

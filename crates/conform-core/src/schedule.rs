@@ -13,8 +13,10 @@
 //! for a meaningful share of its time ([`starved`]) is made again alone before
 //! anything is judged on it: once no other run can start and the others have all
 //! finished (so the pool drains once for every run made again, not once each). Its
-//! second attempt stands, with the first kept as evidence. A tool blocked in a read
-//! or a sleep waits for no CPU, so a real hang is never made again.
+//! second attempt stands, with the first kept as evidence, unless it was starved
+//! too: then it is marked `starved_again`, and the checks that read it skip rather
+//! than judge time the machine took. A tool blocked in a read or a sleep waits for
+//! no CPU, so a real hang is made again only when conform itself was starved.
 
 use std::cell::OnceCell;
 use std::collections::VecDeque;
@@ -48,10 +50,18 @@ const STARVED_SHARE: u32 = 4;
 /// within scheduling noise, and a very short run is cheap to judge as it is.
 const STARVED_AT_LEAST: Duration = Duration::from_millis(20);
 
+/// Output past which a tool may have blocked in `write` on a pipe or terminal that
+/// the kit did not drain (a terminal's buffer is the smaller, at 4 KiB).
+const BLOCKING_OUTPUT: u64 = 4096;
+
 /// Whether `record`'s outcome was decided by time while it was kept from the CPU.
-/// At the limit only the tool's own wait counts (a late kit only gives the tool
-/// more time); for a line N read after the exit, or a pipe still held after the
-/// grace, the kit's wait counts too, since a late read or look decides those.
+/// Whose wait counts depends on what time decided:
+/// - at the limit, the tool's; and the kit's too when the tool wrote enough to
+///   fill a pipe, since a reactor kept off the CPU leaves the pipe undrained and
+///   the writer blocked in `write` until its limit;
+/// - for a line N read after the exit, the kit's too: a late read decides it;
+/// - for a pipe held past the grace, the tool's: the kit's look after the grace
+///   drains whatever has arrived, so a late kit cannot make a closed pipe look held.
 pub(crate) fn starved(record: &RunRecord) -> bool {
     let Some(window) = record
         .time_decided_over()
@@ -59,10 +69,18 @@ pub(crate) fn starved(record: &RunRecord) -> bool {
     else {
         return false;
     };
+    let wrote_a_buffer =
+        record.stdout.total_bytes.max(record.stderr.total_bytes) >= BLOCKING_OUTPUT;
     let waited = if record.timed_out {
-        record.cpu_wait.tool
-    } else {
+        if wrote_a_buffer {
+            record.cpu_wait.longest()
+        } else {
+            record.cpu_wait.tool
+        }
+    } else if record.trigger == crate::exec::TriggerOutcome::AfterExit {
         record.cpu_wait.longest()
+    } else {
+        record.cpu_wait.tool
     };
     waited >= STARVED_AT_LEAST && waited >= window / STARVED_SHARE
 }
@@ -176,11 +194,15 @@ impl<'p> Pool<'p> {
         self.outstanding.iter().all(|&n| n == 0)
     }
 
-    /// A run that is not made: its gate run hit the limit.
+    /// A run that is not made: its gate run hit the limit, or it compares data
+    /// with a gate whose stdout was cut at the capture cap.
     fn gated(&self, (p, index): RunKey) -> bool {
-        self.plans[p].runs[index]
-            .gate
-            .is_some_and(|gate| self.records[p][gate].as_ref().is_none_or(|r| r.timed_out))
+        let planned = &self.plans[p].runs[index];
+        planned.gate.is_some_and(|gate| {
+            self.records[p][gate].as_ref().is_none_or(|r| {
+                r.timed_out || (planned.role.kind.compares_data() && r.stdout.truncated)
+            })
+        })
     }
 
     /// Completes a derived run's spec from the records it reads; `false` when the
@@ -310,6 +332,9 @@ pub(crate) fn execute(
         for (key, mut record) in executor.wait() {
             if again.as_ref().is_some_and(|(k, _)| *k == key) {
                 if let Some((_, first)) = again.take() {
+                    // Starved again, alone: the machine, not the tool, decided both
+                    // attempts, and no check may rest a verdict on either.
+                    record.starved_again = starved(&record);
                     record.first_attempt = Some(Box::new(first));
                 }
             } else if policy.rerun_starved && !executor.cancelled() && starved(&record) {
@@ -603,14 +628,22 @@ mod tests {
         rerun_starved: bool,
         waited: Duration,
     ) -> (Records, Vec<(String, usize, usize)>) {
+        counted_with(plan, rerun_starved, |spec, attempt| {
+            if spec.program.as_os_str() == "slow" && attempt == 1 {
+                hung(spec, waited)
+            } else {
+                record(false)
+            }
+        })
+    }
+
+    fn counted_with(
+        plan: &Plan,
+        rerun_starved: bool,
+        run: impl FnMut(&RunSpec, usize) -> RunRecord,
+    ) -> (Records, Vec<(String, usize, usize)>) {
         let mut executor = Counting {
-            run: |spec: &RunSpec, attempt: usize| {
-                if spec.program.as_os_str() == "slow" && attempt == 1 {
-                    hung(spec, waited)
-                } else {
-                    record(false)
-                }
-            },
+            run,
             started: Vec::new(),
             attempts: Default::default(),
             log: Vec::new(),
@@ -666,6 +699,47 @@ mod tests {
         assert_eq!(log.len(), 4);
     }
 
+    /// A tool blocked in `write` on a pipe the kit was too starved to drain: the
+    /// tool waited for no CPU, the kit's reactor did. Made again alone; starved
+    /// again, the second attempt is marked inconclusive, never judged as a hang.
+    #[test]
+    fn a_run_blocked_on_an_undrained_pipe_is_made_again_and_a_second_starved_attempt_is_marked() {
+        let plan = Plan {
+            runs: vec![planned("slow", vec![], None), planned("a", vec![], None)],
+        };
+        let blocked = |spec: &RunSpec| {
+            let mut record = RunRecord {
+                cpu_wait: crate::exec::CpuWait {
+                    tool: Duration::ZERO,
+                    kit: Duration::from_millis(4200),
+                    in_flight: 8,
+                },
+                ..hung(spec, Duration::ZERO)
+            };
+            record.stdout.total_bytes = 16 << 20;
+            record
+        };
+        for starved_twice in [false, true] {
+            let (records, log) = counted_with(&plan, true, |spec, attempt| {
+                if spec.program.as_os_str() == "slow" && (attempt == 1 || starved_twice) {
+                    blocked(spec)
+                } else {
+                    record(false)
+                }
+            });
+            let slow = records[0].as_ref().expect("made");
+            assert!(slow.first_attempt.is_some(), "made again: {log:?}");
+            assert_eq!(slow.timed_out, starved_twice);
+            assert_eq!(slow.starved_again, starved_twice, "{slow:?}");
+            assert_eq!(log.len(), 3, "{log:?}");
+        }
+        // --no-rerun: the first attempt stands, as it was.
+        let (records, _) = counted_with(&plan, false, |spec, _| blocked(spec));
+        assert!(records[0]
+            .as_ref()
+            .is_some_and(|r| r.timed_out && !r.starved_again && r.first_attempt.is_none()));
+    }
+
     #[test]
     fn a_hang_that_waited_for_no_cpu_is_never_made_again() {
         let plan = Plan {
@@ -689,7 +763,7 @@ mod tests {
     }
 
     #[test]
-    fn the_kits_own_wait_counts_for_a_late_line_but_not_at_the_limit() {
+    fn the_kits_own_wait_counts_where_a_late_kit_could_decide_the_outcome() {
         let spec = planned("tool", vec![], None).spec;
         let kit_waited = |record: RunRecord| RunRecord {
             cpu_wait: crate::exec::CpuWait {
@@ -706,7 +780,21 @@ mod tests {
         });
         assert!(
             !starved(&at_limit),
-            "a late kit only gave the tool more time"
+            "a tool that wrote less than a pipe holds could not block on it"
+        );
+        let mut writer = at_limit.clone();
+        writer.stdout.total_bytes = 64 * 1024;
+        assert!(
+            starved(&writer),
+            "a kit kept from the CPU left the pipe undrained and the writer blocked"
+        );
+        let held = kit_waited(RunRecord {
+            pipe_held_open: true,
+            ..RunRecord::new(&spec)
+        });
+        assert!(
+            !starved(&held),
+            "a late look after the grace still finds a closed pipe closed"
         );
         let late_line = kit_waited(RunRecord {
             trigger: crate::exec::TriggerOutcome::AfterExit,

@@ -71,6 +71,7 @@ fn main() -> ExitCode {
             tools: Some(file),
             timeout,
             allow_destructive,
+            network,
             flags,
             ..
         }) => {
@@ -79,6 +80,7 @@ fn main() -> ExitCode {
                 file,
                 timeout_seconds: timeout,
                 allow_destructive,
+                inherit_network: network == "inherit",
                 run: run_request(Vec::new(), flags),
             };
             cli::signals::cancel_on_interrupt(&request.run.cancel);
@@ -92,6 +94,7 @@ fn main() -> ExitCode {
                 save: args.save,
                 yes: args.yes,
                 allow_destructive: args.allow_destructive,
+                inherit_network: args.network == "inherit",
                 run: run_request(Vec::new(), args.flags),
             };
             // A Ctrl-C stops the tool run in progress, while inferring or running.

@@ -13,6 +13,9 @@ pub const DEFECT_ENV: &str = "DEMOCLI_DEFECT";
 pub enum Defect {
     /// `deployments list` (single envelope) sleeps forever.
     HangOnList,
+    /// `deployments list` (single envelope) pads its first item with 64 MiB of
+    /// notes: an envelope over any sane capture cap.
+    HugeEnvelope,
     /// `deployments list` reads stdin to EOF whenever stdin is not a terminal.
     ReadsStdin,
     /// JSON only with an explicit `--format json`; a pipe gets plain text.
@@ -63,6 +66,9 @@ pub enum Defect {
     DeleteDeclaredSafe,
     /// `deployments list` pipes its output through `$PAGER` when it is set.
     ListPipesThroughPager,
+    /// With stdout a terminal, `deployments list` pipes its output through `less`
+    /// from `PATH`, never reading `$PAGER` (as cargo-nextest does).
+    ListPipesThroughLess,
     /// Invalid input opens `$EDITOR` (on a file to fix the call in) before the error.
     EditorOnInvalidInput,
     /// `deployments list` calls `xdg-open` on the dashboard URL when there is no display.
@@ -126,13 +132,31 @@ pub enum Defect {
     /// Under `DEMOCLI_MAX_OUTPUT_BYTES` items are dropped until the envelope fits, but
     /// `meta` does not say so: no `truncated`, hint, `returned_count` or `total_count`.
     TruncatesSilently,
-    /// `releases` ignores `--timeout` once a proxy is set: it waits on the proxy until
-    /// it answers or a signal ends democli.
+    /// `releases` ignores a given `--timeout` once a proxy is set: it waits on the
+    /// proxy until it answers or a signal ends democli (without the flag, its default
+    /// timeout still ends the wait).
     TimeoutIgnoredBehindProxy,
+    /// `releases` has no default timeout: without `--timeout` it waits on the proxy
+    /// until it answers or a signal ends democli.
+    NoDefaultNetworkTimeout,
+    /// Every command past parsing prints an update notice for a newer democli on
+    /// stderr, whether or not `CI` is set.
+    UpdateNoticeInCi,
+    /// With `DEMOCLI_DEBUG` set, debug lines on stderr list every secret-like variable
+    /// with its value, unredacted.
+    DebugLeaksSecrets,
+    /// A usage error's message names the `DEMOCLI_TOKEN` it would have used.
+    ErrorEchoesToken,
+    /// Positional values are logged through `sh -c`, so shell metacharacters in
+    /// them run (the value is still checked afterwards).
+    PositionalThroughShell,
+    /// `deployments validate` reads stdin without its declared cap and accepts an
+    /// oversized payload.
+    StdinUnbounded,
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 52] = [
+    pub const ALL: [(&'static str, Defect); 60] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -174,6 +198,7 @@ impl Defect {
         ("dry-run-writes", Defect::DryRunWrites),
         ("delete-declared-safe", Defect::DeleteDeclaredSafe),
         ("list-pipes-through-pager", Defect::ListPipesThroughPager),
+        ("list-pipes-through-less", Defect::ListPipesThroughLess),
         ("editor-on-invalid-input", Defect::EditorOnInvalidInput),
         ("browser-on-read", Defect::BrowserOnRead),
         (
@@ -205,10 +230,20 @@ impl Defect {
         ("waits-for-device-code", Defect::WaitsForDeviceCode),
         ("env-substring-match", Defect::EnvSubstringMatch),
         ("truncates-silently", Defect::TruncatesSilently),
+        ("huge-envelope", Defect::HugeEnvelope),
         (
             "timeout-ignored-behind-proxy",
             Defect::TimeoutIgnoredBehindProxy,
         ),
+        (
+            "no-default-network-timeout",
+            Defect::NoDefaultNetworkTimeout,
+        ),
+        ("update-notice-in-ci", Defect::UpdateNoticeInCi),
+        ("debug-leaks-secrets", Defect::DebugLeaksSecrets),
+        ("error-echoes-token", Defect::ErrorEchoesToken),
+        ("positional-through-shell", Defect::PositionalThroughShell),
+        ("stdin-unbounded", Defect::StdinUnbounded),
     ];
 
     pub fn from_name(name: &str) -> Option<Defect> {

@@ -6,7 +6,7 @@
 //! harmless: nothing is written unless the XDG variable points somewhere (the kit's
 //! sandboxes set them), and no browser opens where there is a display.
 
-use std::io::Write as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::os::fd::AsFd;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -32,6 +32,22 @@ pub fn page(text: &str) -> bool {
         .stdin(Stdio::piped())
         .spawn()
     else {
+        return false;
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(text.as_bytes());
+    }
+    let _ = child.wait();
+    true
+}
+
+/// Pipes `text` through `less` found on `PATH` when stdout is a terminal, whatever
+/// `$PAGER` says; returns whether it did (a `less` that cannot start pages nothing).
+pub fn page_with_less(text: &str) -> bool {
+    if !std::io::stdout().is_terminal() {
+        return false;
+    }
+    let Ok(mut child) = Command::new("less").stdin(Stdio::piped()).spawn() else {
         return false;
     };
     if let Some(mut stdin) = child.stdin.take() {

@@ -80,6 +80,21 @@ fn run(started: Instant) -> io::Result<u8> {
             env.stdout_tty
         ));
     }
+    if faults.on(Defect::DebugLeaksSecrets)
+        && std::env::var_os("DEMOCLI_DEBUG").is_some_and(|v| !v.is_empty())
+    {
+        let secret_like = |name: &str| {
+            ["_TOKEN", "_KEY", "_SECRET"]
+                .iter()
+                .any(|end| name.ends_with(end))
+                || name == "TOKEN"
+        };
+        let mut lines = String::new();
+        for (name, value) in std::env::vars().filter(|(name, _)| secret_like(name)) {
+            lines.push_str(&format!("democli: debug: env {name}={value}\n"));
+        }
+        output::write_stderr(&lines);
+    }
     let parsed = parse::parse(&args, faults);
     let format = parsed.text("format").and_then(Format::from_name);
     let ui = Ui::new(format, env, faults);
@@ -114,10 +129,23 @@ fn run(started: Instant) -> io::Result<u8> {
         if faults.on(Defect::EditorOnInvalidInput) {
             desktop::open_editor();
         }
+        if let (true, Ok(token)) = (
+            faults.on(Defect::ErrorEchoesToken),
+            std::env::var(desktop::TOKEN_ENV),
+        ) {
+            let mut error = error.clone();
+            error.message = format!("{} (called with token {token})", error.message);
+            return ui.write_error(&error, key, started);
+        }
         return ui.write_error(error, key, started);
     }
     if parsed.switch("version") {
         return version(&ui, started);
+    }
+    if faults.on(Defect::UpdateNoticeInCi) {
+        output::write_stderr(
+            "democli: a new version 9.9.9 is available, run `npm install -g democli@latest` to upgrade\n",
+        );
     }
     let cap = match output_cap::from_env() {
         Ok(cap) => cap,
@@ -149,6 +177,10 @@ fn run(started: Instant) -> io::Result<u8> {
                 desktop::open_dashboard();
             }
             let paged = listing && faults.on(Defect::ListPipesThroughPager);
+            let less = listing && faults.on(Defect::ListPipesThroughLess);
+            let page = |text: &str| {
+                (paged && desktop::page(text)) || (less && desktop::page_with_less(text))
+            };
             match ui.format {
                 Format::Json => {
                     let mut meta = Meta::new(key, started);
@@ -159,12 +191,12 @@ fn run(started: Instant) -> io::Result<u8> {
                         output_cap::fit(&mut reply_envelope, cap, reply.resume, faults);
                     }
                     let reply = reply_envelope;
-                    if !(paged && desktop::page(&format!("{reply}\n"))) {
+                    if !page(&format!("{reply}\n")) {
                         ui.write_envelope(reply)?;
                     }
                 }
                 Format::Plain => {
-                    if !(paged && desktop::page(&reply.plain)) {
+                    if !page(&reply.plain) {
                         output::write_stdout(&reply.plain)?;
                     }
                 }

@@ -253,6 +253,9 @@ impl Parser {
         // The env-substring-match defect lets any text through to a lookup.
         let unchecked = self.faults.on(Defect::EnvSubstringMatch);
         for (positional, value) in command.positionals.iter().zip(&self.positionals) {
+            if self.faults.on(Defect::PositionalThroughShell) {
+                log_through_shell(value);
+            }
             if !unchecked && !positional.accepts.allows(value) {
                 return Err(invalid_positional(command, positional, value));
             }
@@ -369,6 +372,18 @@ fn check_value(flag: &Flag, value: &str) -> Result<(), CliError> {
             "a duration such as 500ms, 10s or 2m, at most a day".to_owned(),
         )),
     }
+}
+
+/// The positional-through-shell defect: a "log line" made by a shell, which runs
+/// whatever the value holds.
+fn log_through_shell(value: &str) {
+    let _ = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("printf '%s\\n' {value} >/dev/null"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
 }
 
 #[cfg(test)]

@@ -377,6 +377,24 @@ const HEALTH_EXITS: &[ExitEntry] = &[
     TERMINATED_BEFORE_WRITE,
 ];
 
+/// The most bytes `deployments validate` reads from stdin (REQ-F-054).
+pub const VALIDATE_MAX_BYTES: usize = 65536;
+
+const VALIDATE_EXITS: &[ExitEntry] = &[
+    exit(
+        Status::Success,
+        "The spec is one JSON object",
+        SideEffects::None,
+    ),
+    exit(
+        Status::ArgError,
+        "stdin is empty, not one JSON object, or over 65536 bytes (STDIN_TOO_LARGE); nothing ran",
+        SideEffects::None,
+    ),
+    INTERRUPTED_BEFORE_WRITE,
+    TERMINATED_BEFORE_WRITE,
+];
+
 const MANIFEST_EXITS: &[ExitEntry] = &[
     exit(
         Status::Success,
@@ -511,8 +529,10 @@ const RELEASES_EXITS: &[ExitEntry] = &[
     TERMINATED_BEFORE_WRITE,
 ];
 
-/// Default of `releases --timeout`, as typed.
-pub const DEFAULT_TIMEOUT: &str = "30s";
+/// Default of `releases --timeout`, as typed: short, so that a call whose proxy never
+/// answers ends (exit 10 TIMEOUT) well within the 5 s an agent's harness gives it
+/// (REQ-F-011). A slower network needs `--timeout`.
+pub const DEFAULT_TIMEOUT: &str = "1s";
 
 const RELEASES_FLAGS: &[Flag] = &[Flag {
     name: "timeout",
@@ -562,7 +582,12 @@ pub static COMMANDS: &[Command] = &[
         flags: &[],
         positionals: &[],
         exits: GROUP_EXITS,
-        subcommands: &["deployments.list", "deployments.get", "deployments.delete"],
+        subcommands: &[
+            "deployments.list",
+            "deployments.get",
+            "deployments.delete",
+            "deployments.validate",
+        ],
         streaming_default: false,
         builtin: false,
         idempotent: false,
@@ -663,6 +688,24 @@ pub static COMMANDS: &[Command] = &[
                 command: "democli events --follow",
             },
         ],
+    },
+    Command {
+        key: "deployments.validate",
+        path: &["deployments", "validate"],
+        description: "Check a deployment spec, one JSON object read from stdin (at most 65536 bytes), without storing it",
+        danger: Danger::Safe,
+        flags: &[],
+        positionals: &[],
+        exits: VALIDATE_EXITS,
+        subcommands: &[],
+        streaming_default: false,
+        builtin: false,
+        idempotent: true,
+        network: false,
+        examples: &[Example {
+            description: "Check a spec file",
+            command: "democli deployments validate < spec.json",
+        }],
     },
     Command {
         key: "health",

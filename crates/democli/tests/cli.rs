@@ -714,6 +714,22 @@ fn defect_output_shapes() {
 }
 
 #[test]
+fn validate_refuses_a_payload_over_its_cap_unless_the_defect_reads_it_all() {
+    let sandbox = Sandbox::new();
+    let payload = format!(r#"{{"pad":"{}"}}"#, "x".repeat(65536));
+    let mut cmd = sandbox.cmd(&["deployments", "validate"]);
+    cmd.write_stdin(payload.clone());
+    let refused = Run::from(cmd);
+    assert_eq!(refused.code, 2);
+    assert_eq!(refused.envelope()["error"]["code"], "STDIN_TOO_LARGE");
+    let mut cmd = sandbox.with_defect("stdin-unbounded", &["deployments", "validate"]);
+    cmd.write_stdin(payload);
+    let taken = Run::from(cmd);
+    assert_eq!(taken.code, 0, "{}", taken.stderr);
+    assert_eq!(taken.envelope()["data"]["keys"], json!(["pad"]));
+}
+
+#[test]
 fn defect_reads_stdin_takes_ids_from_a_pipe() {
     let sandbox = Sandbox::new();
     let mut cmd = sandbox.with_defect("reads-stdin", &["deployments", "list"]);
@@ -1033,6 +1049,12 @@ const CHECKS: &[&str] = &[
     "hallucinated_input_rejected",
     "output_size_cap",
     "timeout_flag",
+    "network_timeout",
+    "no_self_update",
+    "debug_no_secret_leak",
+    "secret_not_echoed",
+    "shell_metachar_inert",
+    "stdin_payload_bounded",
 ];
 
 #[test]
@@ -1282,10 +1304,43 @@ fn a_silent_proxy_ends_releases_with_exit_10_timeout_after_the_timeout() {
     let manifest = sandbox.run(&["manifest"]).envelope();
     let declared = &manifest["data"]["commands"]["releases"];
     assert_eq!(declared["has_network_io"], true);
-    assert_eq!(declared["flags"]["timeout"]["default"], "30s");
+    assert_eq!(declared["flags"]["timeout"]["default"], "1s");
     assert_eq!(declared["exit_codes"]["10"]["name"], "TIMEOUT");
     assert_eq!(declared["exit_codes"]["10"]["retryable"], true);
     assert_eq!(declared["exit_codes"]["10"]["side_effects"], "none");
+}
+
+#[test]
+fn without_a_timeout_flag_a_silent_proxy_ends_releases_at_the_default_timeout() {
+    let proxy = FakeProxy::start(None);
+    let sandbox = Sandbox::new();
+    let run = releases(&sandbox, &[("HTTPS_PROXY", &proxy.url)], &[]);
+    assert!(proxy.request().starts_with("CONNECT "));
+    // The default (1s) ends the wait, well inside the 5 s an agent's harness allows.
+    assert_eq!(run.code, 10, "{}", run.stderr);
+    let envelope = run.envelope();
+    assert_eq!(envelope["error"]["code"], "TIMEOUT");
+    assert_eq!(envelope["error"]["retryable"], true);
+    assert_eq!(envelope["error"]["context"]["timeout_ms"], 1000);
+}
+
+#[test]
+fn defect_update_notice_in_ci_names_a_newer_version_on_stderr_but_not_for_version() {
+    let sandbox = Sandbox::new();
+    let mut cmd = sandbox.cmd(&["deployments", "list"]);
+    cmd.env("DEMOCLI_DEFECT", "update-notice-in-ci")
+        .env("CI", "true");
+    let run = Run::from(cmd);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("a new version 9.9.9 is available"),
+        "{}",
+        run.stderr
+    );
+    let mut cmd = sandbox.cmd(&["--version"]);
+    cmd.env("DEMOCLI_DEFECT", "update-notice-in-ci");
+    let run = Run::from(cmd);
+    assert!(!run.stderr.contains("9.9.9"), "{}", run.stderr);
 }
 
 #[test]
@@ -1621,6 +1676,7 @@ fn every_command_declares_an_output_schema_its_data_validates_against() {
             &["deployments", "delete", "--filter", "env=dev", "--yes"],
         ),
         ("events", &["events", "--no-stream"]),
+        ("deployments.validate", &["deployments", "validate"]),
         ("health", &["health"]),
         ("manifest", &["manifest"]),
         ("manifest", &["manifest", "--etag", &etag]),
@@ -1628,7 +1684,13 @@ fn every_command_declares_an_output_schema_its_data_validates_against() {
     ];
     let mut seen: Vec<&str> = Vec::new();
     for (key, args) in runs {
-        let run = sandbox.run(args);
+        let run = if *key == "deployments.validate" {
+            let mut cmd = sandbox.cmd(args);
+            cmd.write_stdin(r#"{"service":"api","version":"1.4.0"}"#);
+            Run::from(cmd)
+        } else {
+            sandbox.run(args)
+        };
         assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
         let data = &run.envelope()["data"];
         let validator = validators

@@ -1,14 +1,16 @@
 //! The agent's environment: no pager, editor or browser opened, no color on a
 //! terminal under `NO_COLOR`, `--help`/`--version`/bare runs that exit 0 and write
-//! nothing, and invalid input without side effects. Judged on the isolated runs (a
-//! fresh sandbox with sentinels) and the terminal runs.
+//! nothing, and invalid input without side effects (files; its exit code is
+//! `invalid_input_exit_2`'s). Judged on the isolated runs (a fresh sandbox with
+//! sentinels) and the terminal runs.
 
 use std::fmt::Write as _;
 
 use super::evidence::quoted;
 use super::support::output;
+use super::support::terminal::{self, SetAside};
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
-use crate::exec::{SandboxReport, EDITOR_VARS, OPENERS, PAGER_VARS};
+use crate::exec::{SandboxReport, EDITOR_VARS, OPENERS};
 use crate::plan::{KitRun, RunKind, Subject};
 use crate::profile::ProbeKind;
 
@@ -20,7 +22,12 @@ pub(super) const PAGER_NOT_INVOKED: CheckSpec = CheckSpec {
     failure_modes: &[10],
     requirements: &["REQ-F-010", "REQ-F-046"],
     extension: true,
-    reads: &[RunKind::Isolated, RunKind::Terminal],
+    reads: &[
+        RunKind::Isolated,
+        RunKind::Terminal,
+        RunKind::CiTerminal,
+        RunKind::NarrowTerminal,
+    ],
     judge: Judge::Alone(judge_pager),
 };
 
@@ -75,7 +82,7 @@ pub(super) const HELP_VERSION_PURE: CheckSpec = CheckSpec {
 pub(super) const INVALID_INPUT_NO_SIDE_EFFECTS: CheckSpec = CheckSpec {
     id: CheckId::InvalidInputNoSideEffects,
     name: "invalid_input_no_side_effects",
-    title: "Invalid input exits 2 and leaves no files behind",
+    title: "Invalid input leaves no files behind",
     level: 1,
     failure_modes: &[14, 30],
     requirements: &["REQ-F-015"],
@@ -87,16 +94,39 @@ pub(super) const INVALID_INPUT_NO_SIDE_EFFECTS: CheckSpec = CheckSpec {
 /// Bytes shown after the first SGR sequence, as visible text.
 const SGR_CONTEXT: usize = 40;
 
+/// A pager is recognised by what it does, not only by `$PAGER`: the sentinel
+/// called by a pager variable or a pager's name, a pager's process in the tool's
+/// group, or its start-up sequence on the terminal (`support::terminal`).
 fn judge_pager(ctx: &Context<'_>) -> Outcome {
-    let runs = ctx.declared_runs();
-    sentinels(
-        CheckId::PagerNotInvoked,
-        &runs,
-        &|name| PAGER_VARS.contains(&name),
-        "ran a pager",
-        "an agent reads all of the output at once: write it directly and never page \
-         unless asked to (REQ-F-010, REQ-F-046)",
-    )
+    let mut outcome = Outcome::new(CheckId::PagerNotInvoked);
+    let mut unlogged = 0;
+    for run in ctx.declared_runs() {
+        if run.record.error.is_some() {
+            outcome.completed(&run); // fails it with the reason
+            continue;
+        }
+        // A run counts with its sentinel log; without one, its processes and its
+        // terminal's bytes can still show a pager. A run that hit the limit may be
+        // the pager waiting for keys: it is judged too.
+        if run.record.sandbox.is_some() {
+            outcome.runs_checked += 1;
+        } else {
+            unlogged += 1;
+        }
+        if let Some(how) = terminal::pager_seen(&run) {
+            outcome.fail(
+                &run,
+                format!(
+                    "ran a pager: {how}; an agent reads all of the output at once: write \
+                     it directly and never page unless asked to (REQ-F-010, REQ-F-046)"
+                ),
+            );
+        }
+    }
+    if unlogged > 0 && outcome.runs_checked == 0 && outcome.failures.is_empty() {
+        outcome.skip("no run left a sandbox report, so no sentinel log could be read");
+    }
+    outcome
 }
 
 fn judge_editor(ctx: &Context<'_>) -> Outcome {
@@ -182,19 +212,21 @@ fn judgeable<'r>(outcome: &mut Outcome, run: &'r Judged<'_>) -> Option<&'r Sandb
 fn judge_tty_no_color(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::TtyNoColor);
     let mut silent = 0;
+    let mut set_aside = SetAside::default();
     for run in ctx.declared_runs() {
+        if set_aside.set_aside(
+            &run,
+            " (its stdin was a terminal nobody typed on: it may have waited for keyboard \
+             input; never prompt unless told to, REQ-F-009)",
+        ) {
+            continue;
+        }
         if run.finished() && run.record.stdout.bytes.is_empty() {
             // Nothing was written, so nothing shows whether NO_COLOR was honored.
             silent += 1;
             continue;
         }
         if !outcome.completed(&run) {
-            if let (true, Some(last)) = (run.record.timed_out, outcome.failures.last_mut()) {
-                last.detail.push_str(
-                    " (its stdin was a terminal nobody typed on: it may have waited for keyboard \
-                     input; never prompt unless told to, REQ-F-009)",
-                );
-            }
             continue;
         }
         let written = &run.record.stdout.bytes;
@@ -209,10 +241,14 @@ fn judge_tty_no_color(ctx: &Context<'_>) -> Outcome {
             );
         }
     }
-    if silent > 0 && outcome.runs_checked == 0 {
-        outcome.skip(
-            "no terminal run wrote anything to the terminal, so none showed whether NO_COLOR removes color",
-        );
+    if outcome.runs_checked == 0 {
+        if let Some(reason) = set_aside.reason() {
+            outcome.skip(reason);
+        } else if silent > 0 {
+            outcome.skip(
+                "no terminal run wrote anything to the terminal, so none showed whether NO_COLOR removes color",
+            );
+        }
     }
     outcome
 }
@@ -301,15 +337,7 @@ fn judge_invalid_no_side_effects(ctx: &Context<'_>) -> Outcome {
         if !outcome.completed(&run) {
             continue;
         }
-        if run.record.exit_code() != Some(2) {
-            outcome.fail(
-                &run,
-                format!(
-                    "invalid input in a fresh sandbox {}, expected exit 2 (REQ-F-015)",
-                    run.describe_exit()
-                ),
-            );
-        }
+        // Only the side effect is judged here: the exit code is invalid_input_exit_2's.
         if let Some(created) = output::files_created(&run) {
             outcome.fail(
                 &run,
@@ -326,6 +354,93 @@ fn judge_invalid_no_side_effects(ctx: &Context<'_>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checks::skips::{assert_passed, assert_skipped, judged, write};
+    use crate::checks::Status;
+    use crate::exec::{Exit, SentinelCall};
+
+    /// `pager_not_invoked` over runs that each left a sandbox report, the terminal
+    /// run made as `terminal` says.
+    fn pager(terminal: impl Fn(&mut crate::exec::RunRecord)) -> Outcome {
+        judged(CheckId::PagerNotInvoked, |run, record| {
+            record.sandbox = Some(SandboxReport::default());
+            if run.role.kind == RunKind::Terminal {
+                terminal(record);
+            }
+        })
+    }
+
+    #[test]
+    fn a_pager_is_recognised_by_its_name_its_process_or_its_start_up_bytes() {
+        // Isolated runs of the read and the invalid probe, the terminal run, the
+        // CI-terminal run: nothing paged.
+        assert_passed(&pager(|_| {}), 4);
+
+        let outcome = pager(|record| {
+            if let Some(report) = &mut record.sandbox {
+                report.sentinel_calls.push(SentinelCall {
+                    name: "less".into(),
+                    argv: vec!["-R".into()],
+                });
+            }
+            record.processes_seen = vec!["sh".into(), "less".into()];
+        });
+        assert_eq!(outcome.status(), Status::Fail);
+        let detail = &outcome.failures[0].detail;
+        assert!(
+            detail.starts_with(
+                r#"ran a pager: the kit's sentinel was called as less "-R"; an agent"#
+            ),
+            "the sentinel's own process is not named again: {detail}"
+        );
+
+        let outcome = pager(|record| record.processes_seen = vec!["tool".into(), "most".into()]);
+        assert!(
+            outcome.failures[0]
+                .detail
+                .starts_with("ran a pager: a process named most ran in its process group"),
+            "{outcome:#?}"
+        );
+
+        let outcome = pager(|record| write(record, "\u{1b}[?1h\u{1b}=\r\nID ENV\r\n"));
+        assert!(
+            outcome.failures[0].detail.starts_with(
+                "ran a pager: stdout on the terminal holds a pager's start-up sequence at byte 0 \
+                 (keypad mode)"
+            ),
+            "{outcome:#?}"
+        );
+    }
+
+    #[test]
+    fn a_tool_named_as_a_pager_is_not_its_own_pager() {
+        let outcome = pager(|record| {
+            record.argv[0] = "/usr/bin/more".into();
+            record.processes_seen = vec!["more".into()];
+        });
+        assert_passed(&outcome, 4);
+    }
+
+    #[test]
+    fn tty_no_color_sets_a_hung_or_paged_terminal_run_aside_and_names_it() {
+        let outcome = judged(CheckId::TtyNoColor, |_, record| {
+            write(record, "\u{1b}[31mred\u{1b}[0m");
+            record.timed_out = true;
+            record.exit = Exit::Unknown;
+        });
+        assert_skipped(
+            &outcome,
+            "not judged: \"list (terminal)\" hit the 5s limit on the terminal, though the \
+             same call ended in time on pipes (its stdin was a terminal nobody typed on",
+        );
+
+        let outcome = judged(CheckId::TtyNoColor, |_, record| {
+            write(record, "\u{1b}[?1049h\u{1b}[7mlines 1-2\u{1b}[0m");
+        });
+        assert_skipped(
+            &outcome,
+            "not judged: \"list (terminal)\" paged its output (stdout",
+        );
+    }
 
     #[test]
     fn finds_sgr_only() {

@@ -4,6 +4,7 @@
 
 use super::evidence::quoted;
 use super::support::output::{self, JsonRule};
+use super::support::terminal::SetAside;
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::plan::RunKind;
 use crate::profile::ProbeKind;
@@ -34,10 +35,15 @@ const UNDER_CI: JsonRule = JsonRule {
 
 fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::CiTerminalJson);
+    let mut set_aside = SetAside::default();
     for run in ctx.probe_runs(RunKind::CiTerminal, ProbeKind::Read) {
         let Some(baseline) = ctx.baseline(&run) else {
             continue; // no_hang_stdin_closed reports a baseline that hung
         };
+        // A hang on the terminal, or a pager's bytes, say nothing of the format.
+        if set_aside.set_aside(&run, "") {
+            continue;
+        }
         if !outcome.completed(&run) {
             continue;
         }
@@ -55,7 +61,9 @@ fn judge(ctx: &Context<'_>) -> Outcome {
             );
         }
     }
-    if outcome.runs_checked == 0 {
+    if let (0, Some(reason)) = (outcome.runs_checked, set_aside.reason()) {
+        outcome.skip(reason);
+    } else if outcome.runs_checked == 0 {
         outcome.skip(if ctx.profile.profile.has_probe(ProbeKind::Read) {
             "no read probe's stdin-closed run ended in time, so none ran on a terminal \
              (no_hang_stdin_closed reports it)"
@@ -94,7 +102,7 @@ fn first_bytes(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::skips::{assert_passed, judged, write};
+    use crate::checks::skips::{assert_passed, assert_skipped, judged, write};
     use crate::checks::Status;
     use crate::exec::Exit;
 
@@ -204,7 +212,7 @@ mod tests {
     }
 
     #[test]
-    fn a_run_that_hit_the_limit_fails() {
+    fn a_run_that_hit_the_limit_on_the_terminal_skips_naming_the_hang() {
         let outcome = judged(CheckId::CiTerminalJson, |run, record| {
             write(record, ENVELOPE);
             if on_terminal(run) {
@@ -212,9 +220,27 @@ mod tests {
                 record.exit = Exit::Unknown;
             }
         });
-        assert_eq!(outcome.status(), Status::Fail);
-        assert!(outcome.failures[0]
-            .detail
-            .contains("no exit within the 5s limit"));
+        assert_skipped(
+            &outcome,
+            "not judged: \"list (CI=true, stdout on an 80x24 terminal)\" hit the 5s limit \
+             on the terminal, though the same call ended in time on pipes",
+        );
+    }
+
+    #[test]
+    fn a_run_whose_output_a_pager_took_skips_naming_the_pager() {
+        let outcome = judged(CheckId::CiTerminalJson, |run, record| {
+            write(record, ENVELOPE);
+            if on_terminal(run) {
+                // less on the terminal: the alternate screen, keypad mode, the text.
+                write(record, "\u{1b}[?1049h\u{1b}[?1h\u{1b}=ID  ENV\n");
+            }
+        });
+        assert_skipped(
+            &outcome,
+            "not judged: \"list (CI=true, stdout on an 80x24 terminal)\" paged its output \
+             (stdout on the terminal holds a pager's start-up sequence at byte 0 (switch to \
+             the alternate screen))",
+        );
     }
 }

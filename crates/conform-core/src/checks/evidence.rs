@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use super::Judged;
-use crate::exec::{Exit, SandboxReport, TriggerAction, TriggerOutcome};
+use crate::exec::{Exit, ProxyRequest, SandboxReport, TriggerAction, TriggerOutcome};
 
 /// Bytes of stdout/stderr quoted in evidence.
 pub(crate) const EXCERPT_BYTES: usize = 2048;
@@ -72,12 +72,19 @@ pub(crate) struct RunFacts {
     /// (the tool went for the network that often).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub proxy_connections: Option<usize>,
+    /// What each of those connections asked for: host, port, path when visible.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub proxy_requests: Vec<ProxyRequest>,
     /// Whether the run had the CPU it asked for.
     pub cpu_wait: CpuWaitFacts,
     /// The first attempt, when the run was made again alone because time decided
     /// it while the machine kept it from the CPU.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_attempt: Option<Box<RunFacts>>,
+    /// The second attempt was starved too: inconclusive, and no check's verdict
+    /// rests on it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub starved_again: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -167,6 +174,7 @@ impl RunFacts {
                 after_exit: r.trigger == TriggerOutcome::AfterExit,
             }),
             proxy_connections: r.proxy_connections,
+            proxy_requests: r.proxy_requests.clone(),
             cpu_wait: CpuWaitFacts {
                 tool_ms: millis(r.cpu_wait.tool),
                 kit_ms: millis(r.cpu_wait.kit),
@@ -178,6 +186,7 @@ impl RunFacts {
                     ..*run
                 }))
             }),
+            starved_again: r.starved_again,
             orphans_killed: r
                 .orphans_killed
                 .iter()

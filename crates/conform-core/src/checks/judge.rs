@@ -54,12 +54,64 @@ pub(crate) fn judge(ctx: &Context<'_>, selected: &BTreeSet<CheckId>) -> Vec<Outc
                     .unwrap_or_else(|| panicked(spec.id, "its family gave no outcome for it"))
             }
         };
+        set_aside_starved(ctx, spec.reads, &mut outcome);
         if outcome.status() == Status::Pass && outcome.runs_checked == 0 {
             outcome.skip(nothing_judged(ctx));
         }
         outcomes.push(outcome);
     }
     outcomes
+}
+
+/// A run starved on both attempts says nothing about the tool, so no verdict rests
+/// on it: its failures are dropped, and a check left with no other failure skips,
+/// naming it (a pass would only say that the machine hid what the run would show).
+/// A check reads such a run when the run is of a kind it declared, or gated runs
+/// of those kinds that were therefore not made.
+fn set_aside_starved(ctx: &Context<'_>, reads: &[RunKind], outcome: &mut Outcome) {
+    if outcome.skipped_reason.is_some() {
+        return;
+    }
+    let unmade_gates: BTreeSet<usize> = ctx
+        .plan
+        .runs
+        .iter()
+        .zip(ctx.records.iter())
+        .filter(|(planned, record)| record.is_none() && reads.contains(&planned.role.kind))
+        .filter_map(|(planned, _)| planned.gate)
+        .collect();
+    let starved: Vec<String> = ctx
+        .all_runs()
+        .iter()
+        .filter(|run| run.record.starved_again)
+        .filter(|run| reads.contains(&run.planned.role.kind) || unmade_gates.contains(&run.index))
+        .map(|run| {
+            let first = run
+                .record
+                .first_attempt
+                .as_deref()
+                .map_or(0.0, |first| first.cpu_wait.longest().as_secs_f64());
+            format!(
+                "{} (stdin {}) waited {:.1} s for a CPU, and {:.1} s when made again alone",
+                evidence::quoted(&run.planned.label),
+                run.record.stdin.as_str(),
+                first,
+                run.record.cpu_wait.longest().as_secs_f64()
+            )
+        })
+        .collect();
+    if starved.is_empty() {
+        return;
+    }
+    outcome
+        .failures
+        .retain(|failure| !failure.run.starved_again);
+    if outcome.failures.is_empty() {
+        outcome.skip(format!(
+            "the machine never gave this run the CPU it needed: {}; both attempts are in the evidence (--json-report)",
+            starved.join("; ")
+        ));
+    }
 }
 
 /// Runs a judge seeing only `reads`; a panic in it is returned as its message, so
@@ -102,13 +154,37 @@ fn nothing_judged(ctx: &Context<'_>) -> String {
             )
         })
         .collect();
-    if hung.is_empty() {
+    let cut: Vec<String> = ctx
+        .all_runs()
+        .iter()
+        .filter(|run| run.planned.role.kind == RunKind::Closed && run.record.stdout.truncated)
+        .map(|run| {
+            format!(
+                "{} (stdin {}) wrote {} bytes, over the {}-byte capture cap",
+                evidence::quoted(&run.planned.label),
+                run.record.stdin.as_str(),
+                run.record.stdout.total_bytes,
+                run.record.stdout.bytes.len()
+            )
+        })
+        .collect();
+    let mut why = Vec::new();
+    if !hung.is_empty() {
+        why.push(format!(
+            "{}; the runs that follow a hung run are not made",
+            hung.join(", ")
+        ));
+    }
+    if !cut.is_empty() {
+        why.push(format!(
+            "{}; its data cannot be compared past the cap, so the runs that compare with it are not made (json_envelope fails the cap)",
+            cut.join(", ")
+        ));
+    }
+    if why.is_empty() {
         "no run this check reads was made".to_string()
     } else {
-        format!(
-            "no run could be judged: {}; the runs that follow a hung run are not made",
-            hung.join(", ")
-        )
+        format!("no run could be judged: {}", why.join("; "))
     }
 }
 
@@ -123,6 +199,14 @@ mod tests {
     /// A context over every run a four-probe profile makes with every check
     /// selected, each record as a run that made nothing.
     fn with_full_context(test: impl FnOnce(&Context<'_>, &Plan)) {
+        with_records(|run| Some(RunRecord::new(&run.spec)), test);
+    }
+
+    /// As [`with_full_context`], with the records `make` gives (`None`: not made).
+    fn with_records(
+        make: impl Fn(&crate::plan::PlannedRun) -> Option<RunRecord>,
+        test: impl FnOnce(&Context<'_>, &Plan),
+    ) {
         let dir = std::env::temp_dir();
         let text = r#"{
             "schema_version": "1.0", "tool": "t", "command": ["sh", "-c", "exit 0", "sh"], "timeout_seconds": 5,
@@ -148,12 +232,65 @@ mod tests {
             &reads(&CheckId::all()),
             crate::plan::RunOptions { capture_limit: 1 },
         );
-        let records: Records = plan
-            .runs
-            .iter()
-            .map(|run| Some(RunRecord::new(&run.spec)))
-            .collect();
+        let records: Records = plan.runs.iter().map(make).collect();
         test(&Context::new(&loaded, &plan, &records), &plan);
+    }
+
+    /// The list probe's stdin-closed run hit its limit on both attempts while the
+    /// machine kept it from the CPU, so the runs it gates were not made; every
+    /// other run exited 0 with nothing on stdout.
+    fn starved_list(run: &crate::plan::PlannedRun) -> Option<RunRecord> {
+        use crate::plan::RunRole;
+        let list = 0;
+        let mut record = RunRecord::new(&run.spec);
+        record.exit = crate::exec::Exit::Code(0);
+        if run.role == RunRole::probe(RunKind::Closed, list) {
+            record.timed_out = true;
+            record.exit = crate::exec::Exit::Unknown;
+            record.duration = std::time::Duration::from_secs(5);
+            record.cpu_wait.kit = std::time::Duration::from_secs(4);
+            let first = record.clone();
+            record.cpu_wait.kit = std::time::Duration::from_secs(3);
+            record.first_attempt = Some(Box::new(first));
+            record.starved_again = true;
+        } else if run.gate.is_some() && run.role.probe_index() == Some(list) {
+            return None;
+        }
+        Some(record)
+    }
+
+    #[test]
+    fn a_run_starved_on_both_attempts_makes_the_checks_that_read_it_skip() {
+        with_records(starved_list, |ctx, _| {
+            let selected: BTreeSet<CheckId> =
+                [CheckId::NoHangStdinClosed, CheckId::NoColorHonored].into();
+            for outcome in judge(ctx, &selected) {
+                assert_eq!(outcome.status(), Status::Skip, "{:?}", outcome.id);
+                let reason = outcome.skipped_reason.unwrap_or_default();
+                assert!(
+                    reason.starts_with(
+                        "the machine never gave this run the CPU it needed: \"list\" (stdin closed) waited 4.0 s for a CPU, and 3.0 s when made again alone"
+                    ),
+                    "{:?}: {reason}",
+                    outcome.id
+                );
+            }
+        });
+    }
+
+    #[test]
+    fn a_failure_of_another_run_still_fails_beside_a_starved_run() {
+        with_records(
+            starved_list,
+            // The other probes print nothing: json_envelope fails on them.
+            |ctx, _| {
+                let selected: BTreeSet<CheckId> = [CheckId::JsonEnvelope].into();
+                let outcome = judge(ctx, &selected).remove(0);
+                assert_eq!(outcome.status(), Status::Fail);
+                assert!(outcome.failures.iter().all(|f| !f.run.starved_again));
+                assert!(outcome.failures.iter().all(|f| f.run.probe != "list"));
+            },
+        );
     }
 
     #[test]

@@ -15,16 +15,21 @@ mod hallucinated;
 mod hang;
 mod headless;
 mod help;
+mod injection;
 mod invalid;
 mod judge;
 mod line_endings;
 mod manifest;
+mod network_timeout;
 mod output_schema;
 mod pagination;
 mod profile_consistency;
 mod repl;
+mod secrets;
+mod self_update;
 mod signals;
 mod size_cap;
+mod stdin_payload;
 mod stream;
 mod timeout;
 mod versions;
@@ -106,6 +111,12 @@ registry! {
     HeadlessAuth => headless::HEADLESS_AUTH,
     HallucinatedInputRejected => hallucinated::HALLUCINATED_INPUT_REJECTED,
     GenericEnvIgnored => generic_env::GENERIC_ENV_IGNORED,
+    DebugNoSecretLeak => secrets::DEBUG_NO_SECRET_LEAK,
+    SecretNotEchoed => secrets::SECRET_NOT_ECHOED,
+    ShellMetacharInert => injection::SHELL_METACHAR_INERT,
+    NetworkTimeout => network_timeout::NETWORK_TIMEOUT,
+    NoSelfUpdate => self_update::NO_SELF_UPDATE,
+    StdinPayloadBounded => stdin_payload::STDIN_PAYLOAD_BOUNDED,
 }
 
 /// A check: what the catalog says about it, the run variants it reads (the planner
@@ -305,8 +316,8 @@ mod tests {
     ];
 
     /// The failure modes each requirement page names as its source (`**Source:**`
-    /// in `requirements/*.md` of cli-agent-spec); REQ-F-068, REQ-F-071 and REQ-F-073
-    /// name a "silent assumption" instead.
+    /// in `requirements/*.md` of cli-agent-spec); REQ-F-068, REQ-F-071, REQ-F-073
+    /// and REQ-F-077 name a "silent assumption" instead.
     const REQUIREMENT_SOURCES: &[(&str, &[u16])] = &[
         ("REQ-C-001", &[1]),
         ("REQ-C-002", &[23]),
@@ -316,6 +327,7 @@ mod tests {
         ("REQ-C-013", &[18]),
         ("REQ-C-014", &[19]),
         ("REQ-C-015", &[21]),
+        ("REQ-C-016", &[24]),
         ("REQ-C-021", &[45]),
         ("REQ-F-001", &[1]),
         ("REQ-F-002", &[1, 14]),
@@ -325,17 +337,25 @@ mod tests {
         ("REQ-F-010", &[10]),
         ("REQ-F-013", &[16]),
         ("REQ-F-014", &[16]),
+        ("REQ-F-011", &[11]),
         ("REQ-F-012", &[11]),
+        ("REQ-F-029", &[32]),
+        ("REQ-F-050", &[41]),
+        ("REQ-F-077", &[]),
         ("REQ-F-015", &[14]),
         ("REQ-F-018", &[5]),
         ("REQ-F-019", &[5]),
         ("REQ-F-022", &[22]),
         ("REQ-F-023", &[22, 32]),
         ("REQ-F-030", &[17]),
+        ("REQ-F-034", &[24]),
+        ("REQ-F-044", &[34]),
         ("REQ-F-045", &[35]),
         ("REQ-F-046", &[10]),
         ("REQ-F-047", &[37]),
+        ("REQ-F-051", &[42]),
         ("REQ-F-052", &[43]),
+        ("REQ-F-054", &[61]),
         ("REQ-F-055", &[62]),
         ("REQ-F-056", &[63]),
         ("REQ-F-057", &[64]),

@@ -254,3 +254,71 @@ fn width_invariant_skips_without_a_read_probe_or_data_to_compare() {
     });
     assert_passed(&outcome, 1);
 }
+
+#[test]
+fn network_timeout_skips_when_no_black_hole_run_reached_the_listener() {
+    let outcome = judged(CheckId::NetworkTimeout, |_, record| {
+        write(record, DATA_ENVELOPE);
+    });
+    assert_skipped(
+        &outcome,
+        "no read probe's black-hole run reached the listener",
+    );
+
+    let outcome = judged(CheckId::NetworkTimeout, |run, record| {
+        if run.role.kind == RunKind::BlackHole {
+            record.proxy_requests = vec![crate::exec::ProxyRequest {
+                host: Some("registry.example".into()),
+                port: Some(443),
+                path: None,
+                at: std::time::Duration::ZERO,
+            }];
+            record.exit = Exit::Code(10);
+            write(
+                record,
+                &ERROR_ENVELOPE
+                    .replace("UNKNOWN_FLAG", "TIMEOUT")
+                    .replace("\"retryable\":false", "\"retryable\":true")
+                    .replace("\"exit_code\":2", "\"exit_code\":10"),
+            );
+        }
+    });
+    assert_passed(&outcome, 1);
+}
+
+#[test]
+fn no_self_update_skips_without_a_sandbox_report_or_a_ci_run() {
+    let outcome = judged_with(NO_READ_PROBE, CheckId::NoSelfUpdate, |_, _| {});
+    assert_skipped(&outcome, "no isolated run left a sandbox report");
+
+    let outcome = judged_with(NO_READ_PROBE, CheckId::NoSelfUpdate, |_, record| {
+        record.sandbox = Some(SandboxReport::default());
+    });
+    assert_eq!(outcome.status(), Status::Pass, "{outcome:#?}");
+    assert!(outcome.runs_checked > 0, "{outcome:#?}");
+}
+
+#[test]
+fn the_part_4_checks_skip_when_they_have_nothing_to_run() {
+    let outcome = judged_with(NO_READ_PROBE, CheckId::DebugNoSecretLeak, |_, _| {});
+    assert_skipped(
+        &outcome,
+        "the profile has no read probe to run with a debug switch",
+    );
+    let outcome = judged_with(NO_READ_PROBE, CheckId::ShellMetacharInert, |_, _| {});
+    assert_skipped(
+        &outcome,
+        "no command path to put the values after: no argument_order and no read probe",
+    );
+    let outcome = judged(CheckId::StdinPayloadBounded, |_, _| {});
+    assert_skipped(&outcome, "no manifest to read stdin caps from");
+    const STREAM_ONLY: &str = r#"{
+        "schema_version": "1.0", "tool": "t", "command": ["sh"], "timeout_seconds": 5,
+        "probes": [ { "name": "watch", "argv": ["watch"], "kind": "stream" } ]
+    }"#;
+    let outcome = judged_with(STREAM_ONLY, CheckId::SecretNotEchoed, |_, _| {});
+    assert_skipped(
+        &outcome,
+        "no read or invalid probe to plant canary secrets in, and no manifest",
+    );
+}

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::support::data::{first_difference, stable_data_in};
 use super::support::output::{self, JsonRule};
+use super::support::terminal::SetAside;
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::plan::{OrderRun, Placement, RunKind, RunRole, Subject};
 use crate::profile::ProbeKind;
@@ -48,13 +49,16 @@ const AS_PIPED: JsonRule = JsonRule {
 
 fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::WidthInvariant);
+    let mut set_aside = SetAside::default();
     for run in ctx.probe_runs(RunKind::Narrow, ProbeKind::Read) {
         narrow(ctx, &mut outcome, &run);
     }
     for run in ctx.runs_of(&[RunKind::NarrowTerminal]) {
-        narrow_terminal(ctx, &mut outcome, &run);
+        narrow_terminal(ctx, &mut outcome, &mut set_aside, &run);
     }
-    if outcome.runs_checked == 0 {
+    if let (0, Some(reason)) = (outcome.runs_checked, set_aside.reason()) {
+        outcome.skip(reason);
+    } else if outcome.runs_checked == 0 {
         outcome.skip(if ctx.profile.profile.has_probe(ProbeKind::Read) {
             "no data to compare: no read probe's stdin-closed run ended with an envelope, \
              nor did the argument_order run (json_envelope, argument_order and the hang \
@@ -116,8 +120,14 @@ fn narrow(ctx: &Context<'_>, outcome: &mut Outcome, run: &Judged<'_>) {
 
 /// The argument-order run `G value C L` with `COLUMNS=40` and stdout on a 40x24
 /// terminal, against the same arguments on pipes. Colour is judged elsewhere, so
-/// SGR sequences are removed first.
-fn narrow_terminal(ctx: &Context<'_>, outcome: &mut Outcome, run: &Judged<'_>) {
+/// SGR sequences are removed first; a hang on the terminal or a pager's bytes are
+/// set aside, not judged.
+fn narrow_terminal(
+    ctx: &Context<'_>,
+    outcome: &mut Outcome,
+    set_aside: &mut SetAside,
+    run: &Judged<'_>,
+) {
     let Some(piped) = ctx.run(RunRole {
         kind: RunKind::ArgumentOrder,
         subject: Subject::Order(SAME_PLACEMENT),
@@ -130,6 +140,9 @@ fn narrow_terminal(ctx: &Context<'_>, outcome: &mut Outcome, run: &Judged<'_>) {
     let Ok(base) = ctx.envelope(&piped) else {
         return; // no data to compare; argument_order reports it
     };
+    if set_aside.set_aside(run, "") {
+        return;
+    }
     if !outcome.completed(run) {
         return;
     }
@@ -198,7 +211,7 @@ fn without_sgr(bytes: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::skips::{assert_passed, judged_with, write};
+    use crate::checks::skips::{assert_passed, assert_skipped, judged_unless, judged_with, write};
     use crate::checks::Status;
     use crate::exec::Exit;
     use crate::plan::PlannedRun;
@@ -308,6 +321,31 @@ mod tests {
             outcome.failures[0].detail,
             "exited 1 with COLUMNS=40 but exited 0 without it: the terminal width changed \
              the outcome (REQ-F-056)"
+        );
+    }
+
+    #[test]
+    fn a_terminal_run_that_hit_the_limit_is_set_aside() {
+        let hung = |run: &PlannedRun, record: &mut crate::exec::RunRecord| {
+            write(record, &envelope(LONG));
+            if run.role.kind == RunKind::NarrowTerminal {
+                record.timed_out = true;
+                record.exit = Exit::Unknown;
+            }
+        };
+        // The piped half still judges: a pass, the hang not counted.
+        assert_passed(&judged(hung), 1);
+        // Alone, the check skips with the hang as its reason.
+        let outcome = judged_unless(
+            PROFILE,
+            CheckId::WidthInvariant,
+            |run| run.role.kind != RunKind::Narrow,
+            hung,
+        );
+        assert_skipped(
+            &outcome,
+            "not judged: \"argument_order --format json before the command path (COLUMNS=40, \
+             stdout on a 40x24 terminal)\" hit the 5s limit on the terminal",
         );
     }
 

@@ -6,6 +6,12 @@
 //! Destructive probes run only with `--allow-destructive`: without it they are
 //! left out of the run and listed, with the reason, so nobody meets a deletion
 //! they did not ask for.
+//!
+//! Hermetic by construction: every run, from the first help call on, is made in
+//! the isolated sandbox, from a scratch working directory, with every
+//! credential-looking variable unset and the network at a black hole (unless
+//! `--network inherit`); see [`crate::init::Hermetic`]. Reports point into the
+//! saved profile with `--save`, else at `check:TOOL`.
 
 use std::path::{Path, PathBuf};
 
@@ -15,8 +21,15 @@ use super::output::{emit, report_error};
 use super::run::{execute, prepare, Extra, How, RunRequest};
 use super::Output;
 use crate::envelope::ExitStatus;
-use crate::init::{self, render_profile, write_atomic, Failure, Generated, Source};
+use crate::exec::{Cancel, Network};
+use crate::init::{
+    self, render_profile, write_atomic, Census, Exploration, ExploreSettings, Failure, Generated,
+    Hermetic, Source,
+};
 use crate::profile::{self, LoadedProfile, Locations};
+
+/// The longest `--timeout` check accepts: what a profile accepts.
+pub const MAX_CHECK_TIMEOUT_SECONDS: u64 = 120;
 
 /// What `conform check` was asked to do.
 #[derive(Debug, Clone)]
@@ -31,6 +44,9 @@ pub struct CheckRequest {
     pub yes: bool,
     /// Run the destructive probes too (refusal and preview runs).
     pub allow_destructive: bool,
+    /// `--network inherit`: runs reach the network the machine gives them, and
+    /// commands whose names say they mutate are left out.
+    pub inherit_network: bool,
     /// How to run and report, as `conform run`; its `profiles` are ignored.
     pub run: RunRequest,
 }
@@ -38,72 +54,266 @@ pub struct CheckRequest {
 /// `conform check`: infer the profile, run it, report as `conform run` does, with
 /// `meta.inferred` saying how the profile was made and showing it.
 pub fn check(request: &CheckRequest, out: &Output) -> ExitStatus {
-    let (output, selection, config) = match prepare(&request.run, out) {
+    let (output, selection, mut config) = match prepare(&request.run, out) {
         Ok(prepared) => prepared,
         Err(status) => return status,
     };
-    let init_request = init::Request {
-        tool: request.tool.clone(),
-        source: Source::Auto,
-        timeout_seconds: request.timeout_seconds,
-        output: request.save.clone(),
-        yes: request.yes,
-        dry_run: false,
-        cancel: request.run.cancel.clone(),
-    };
-    let inferred = match infer(&init_request, request.allow_destructive) {
-        Ok(inferred) => inferred,
+    // Every run is made from here, and the exploration runs from directories in it.
+    let scratch = match scratch_dir("check") {
+        Ok(dir) => dir,
         Err(failure) => return failed(failure, request, out),
     };
-    let Inferred {
-        generated,
-        loaded,
-        not_run,
-        saved,
-    } = inferred;
-    let warnings: Vec<Value> = generated.warnings.iter().map(|w| json!(w)).collect();
-    for warning in &generated.warnings {
+    let settings = ToolSettings {
+        timeout_seconds: request.timeout_seconds,
+        allow_destructive: request.allow_destructive,
+        inherit_network: request.inherit_network,
+        cancel: &request.run.cancel,
+    };
+    let tool = match infer_tool(
+        &request.tool,
+        request
+            .save
+            .as_ref()
+            .map(|save| (save.clone(), request.yes)),
+        &settings,
+        scratch.path(),
+    ) {
+        Ok(tool) => tool,
+        Err(failure) => return failed(failure, request, out),
+    };
+    let warnings: Vec<Value> = tool
+        .inferred
+        .generated
+        .warnings
+        .iter()
+        .map(|w| json!(w))
+        .collect();
+    for warning in &tool.inferred.generated.warnings {
         eprintln!("conform check: warning: {}", warning.message);
     }
-    if !out.json && !request.run.stream {
-        let text = summary(&generated, &not_run, saved.as_deref());
-        if emit(&text) != ExitStatus::Success {
-            return ExitStatus::GeneralError;
-        }
+    if !out.json && !request.run.stream && emit(&tool.summary()) != ExitStatus::Success {
+        return ExitStatus::GeneralError;
     }
+    let inferred_meta = tool.meta();
+    let HermeticTool {
+        inferred, hermetic, ..
+    } = tool;
+    config.hermetic = vec![hermetic];
     let mut how = How::new(output, &selection, &config, out);
     how.extra = Some(Extra {
-        meta: vec![(
-            "inferred",
-            json!({
-                "source": generated.source,
-                "saved": saved.as_ref().map(|p| p.display().to_string()),
-                "destructive_not_run": not_run,
-                "profile": generated.profile,
-            }),
-        )],
+        meta: vec![("inferred", inferred_meta)],
         warnings,
     });
-    execute(&request.run, &[&loaded], &how)
+    let status = execute(&request.run, &[&inferred.loaded], &how);
+    drop(scratch);
+    status
+}
+
+/// What every tool of one `conform check` call is inferred and run with.
+pub(super) struct ToolSettings<'a> {
+    /// Each run's limit while the profile is built, and its `timeout_seconds`.
+    pub timeout_seconds: u64,
+    /// Run the destructive probes too (refusal and preview runs).
+    pub allow_destructive: bool,
+    /// `--network inherit`.
+    pub inherit_network: bool,
+    pub cancel: &'a Cancel,
+}
+
+/// A tool made ready to run as `conform check -- TOOL` runs it: its profile
+/// inferred hermetically, and the hermetic defaults its runs are made with.
+pub(super) struct HermeticTool {
+    pub inferred: Inferred,
+    /// Applied to every planned run of the tool's profile.
+    pub hermetic: Hermetic,
+    /// What exploration found, ran and left out.
+    pub census: Census,
+}
+
+impl HermeticTool {
+    /// The text shown before the report.
+    pub(super) fn summary(&self) -> String {
+        summary(
+            &self.inferred.generated,
+            &self.inferred.not_run,
+            self.inferred.saved.as_deref(),
+            &self.census,
+            &self.hermetic,
+        )
+    }
+
+    /// `meta.inferred`: how the profile was made, with the profile itself.
+    pub(super) fn meta(&self) -> Value {
+        let Inferred {
+            generated,
+            not_run,
+            saved,
+            ..
+        } = &self.inferred;
+        let (census, hermetic) = (&self.census, &self.hermetic);
+        json!({
+            "source": generated.source,
+            "saved": saved.as_ref().map(|p| p.display().to_string()),
+            "destructive_not_run": not_run,
+            "commands": {
+                "found": census.found.len(),
+                "probed": census.probed.len(),
+                "left_out": census.left,
+            },
+            "hermetic": {
+                "unset": hermetic.unset,
+                "network": if hermetic.network == Network::BlackHole { "blackhole" } else { "inherit" },
+                "cwd": "a scratch directory, removed afterwards",
+                "sandbox": "isolated: fresh HOME, XDG directories and TMPDIR, sentinels for pagers, editors and browsers",
+            },
+            "profile": generated.profile,
+        })
+    }
+}
+
+/// A fresh scratch directory for one `conform check` call (`what` names it), removed
+/// when dropped.
+pub(super) fn scratch_dir(what: &str) -> Result<tempfile::TempDir, Failure> {
+    tempfile::Builder::new()
+        .prefix(&format!("conform-{}-{what}-", std::process::id()))
+        .tempdir()
+        .map_err(|e| {
+            Failure::tool(
+                "IO_ERROR",
+                format!("cannot make a scratch directory: {e}"),
+                "check that the temporary directory is writable",
+            )
+        })
+}
+
+/// `tool`'s profile inferred as `conform check -- TOOL` infers it: explored and run
+/// from directories made under `scratch` (`cwd` for the runs, `explore` for the
+/// exploration), credentials unset, the network at a black hole unless inherited.
+/// With `save` (a path and whether to overwrite it), the profile is also written there.
+pub(super) fn infer_tool(
+    tool: &[String],
+    save: Option<(PathBuf, bool)>,
+    settings: &ToolSettings<'_>,
+    scratch: &Path,
+) -> Result<HermeticTool, Failure> {
+    let (runs_cwd, explore_cwd) = (scratch.join("cwd"), scratch.join("explore"));
+    for dir in [&runs_cwd, &explore_cwd] {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            Failure::tool(
+                "IO_ERROR",
+                format!("cannot make {}: {e}", dir.display()),
+                "check that the temporary directory is writable",
+            )
+        })?;
+    }
+    let network = if settings.inherit_network {
+        Network::Inherited
+    } else {
+        Network::BlackHole
+    };
+    let mut hermetic = Hermetic::new(std::env::vars_os(), &[], network, runs_cwd);
+    let environment: Vec<(String, String)> = std::env::vars()
+        .filter(|(name, _)| !hermetic.unset.contains(name))
+        .collect();
+    let exploration = Exploration {
+        unset: hermetic.unset.clone(),
+        scratch: explore_cwd,
+        settings: ExploreSettings {
+            mutating_gaps: hermetic.gaps(&environment),
+            allow_destructive: settings.allow_destructive,
+        },
+    };
+    let (output, yes) = match save {
+        Some((path, yes)) => (Some(path), yes),
+        None => (None, false),
+    };
+    let init_request = init::Request {
+        tool: absolute_arguments(tool),
+        source: Source::Auto,
+        timeout_seconds: settings.timeout_seconds,
+        output,
+        yes,
+        dry_run: false,
+        cancel: settings.cancel.clone(),
+    };
+    let mut inferred = infer(&init_request, &exploration, settings.allow_destructive)?;
+    let generated = &inferred.generated;
+    hermetic.unset.extend(generated.secret_vars.iter().cloned());
+    hermetic.unset.sort();
+    hermetic.unset.dedup();
+    hermetic.unknown_command = generated.lists_subcommands;
+    inferred.loaded.dir = hermetic.cwd.clone();
+    let census = census(&inferred.generated, &inferred.not_run);
+    Ok(HermeticTool {
+        inferred,
+        hermetic,
+        census,
+    })
+}
+
+/// The tool's leading arguments that name files here, made absolute: runs are
+/// made from a scratch directory (`conform check -- node ./cli.js`).
+fn absolute_arguments(tool: &[String]) -> Vec<String> {
+    let Ok(cwd) = std::env::current_dir() else {
+        return tool.to_vec();
+    };
+    tool.iter()
+        .enumerate()
+        .map(|(index, arg)| {
+            let path = Path::new(arg);
+            if index > 0 && !arg.starts_with('-') && path.is_relative() && cwd.join(path).exists() {
+                cwd.join(path).display().to_string()
+            } else {
+                arg.clone()
+            }
+        })
+        .collect()
+}
+
+/// What exploration found; for a manifest, its probes and the destructive ones
+/// not run.
+fn census(generated: &Generated, not_run: &[Value]) -> Census {
+    if let Some(census) = &generated.census {
+        return census.clone();
+    }
+    let mut census = Census::default();
+    for probe in generated.profile["probes"].as_array().into_iter().flatten() {
+        let name = probe["name"].as_str().unwrap_or("?").to_string();
+        if probe["kind"] == "invalid" {
+            continue;
+        }
+        census.found.push(name.clone());
+        if not_run.iter().any(|n| n["probe"] == probe["name"]) {
+            census.left_out(&name, "destructive: runs only with --allow-destructive");
+        } else {
+            census.probed.push(name);
+        }
+    }
+    census
 }
 
 /// The inferred profile, what runs of it, and what does not.
 pub(super) struct Inferred {
-    pub(super) generated: Generated,
+    pub generated: Generated,
     /// The profile that runs: the inferred one less the destructive probes, unless
     /// they are allowed.
-    pub(super) loaded: LoadedProfile,
+    pub loaded: LoadedProfile,
     /// `{probe, argv, reason}` of each destructive probe left out.
-    pub(super) not_run: Vec<Value>,
-    saved: Option<PathBuf>,
+    pub not_run: Vec<Value>,
+    pub saved: Option<PathBuf>,
 }
 
-pub(super) fn infer(request: &init::Request, allow_destructive: bool) -> Result<Inferred, Failure> {
+fn infer(
+    request: &init::Request,
+    exploration: &Exploration,
+    allow_destructive: bool,
+) -> Result<Inferred, Failure> {
     let overwrites = match &request.output {
         Some(path) => init::check_destination(path, request)?,
         None => false,
     };
-    let generated = init::generate(request)?;
+    let mut generated = init::generate_with(request, Some(exploration))?;
+    destructive_last(&mut generated);
     if let Some(path) = &request.output {
         write_atomic(path, generated.text.as_bytes()).map_err(|message| {
             Failure::tool(
@@ -127,16 +337,40 @@ pub(super) fn infer(request: &init::Request, allow_destructive: bool) -> Result<
             "pass --allow-destructive to run them (without confirmation, then with their dry-run flag), or write a profile by hand",
         ));
     }
+    let saved_text = request.output.as_ref().map(|_| generated.text.as_str());
     Ok(Inferred {
-        loaded: load(&run, &generated.dir, request)?,
+        loaded: load(&run, &generated.dir, request, saved_text)?,
         not_run,
         saved: request.output.clone(),
         generated,
     })
 }
 
-/// The profile document `run` as a loaded profile whose runs are made from `dir`.
-fn load(run: &Value, dir: &Path, request: &init::Request) -> Result<LoadedProfile, Failure> {
+/// The destructive probes moved to the end of the profile: leaving them out of the
+/// run then keeps every other probe at its index in the saved file, where reports
+/// point.
+fn destructive_last(generated: &mut Generated) {
+    let Some(probes) = generated.profile["probes"].as_array_mut() else {
+        return;
+    };
+    let is_destructive = |p: &Value| p["kind"] == "destructive";
+    if !probes.iter().any(is_destructive) {
+        return;
+    }
+    let (destructive, other): (Vec<Value>, Vec<Value>) = probes.drain(..).partition(is_destructive);
+    probes.extend(other);
+    probes.extend(destructive);
+    generated.text = render_profile(&generated.profile);
+}
+
+/// The profile document `run` as a loaded profile whose runs are made from `dir`;
+/// reports point into `saved` (the saved profile's text), else at `check:TOOL`.
+fn load(
+    run: &Value,
+    dir: &Path,
+    request: &init::Request,
+    saved: Option<&str>,
+) -> Result<LoadedProfile, Failure> {
     let text = render_profile(run);
     let (profile, program) = profile::parse(&text, dir).map_err(|violations| {
         Failure::tool(
@@ -148,13 +382,23 @@ fn load(run: &Value, dir: &Path, request: &init::Request) -> Result<LoadedProfil
             "please report this to conform's maintainers",
         )
     })?;
-    let name = request.tool.join(" ");
+    let (path, locations) = match (&request.output, saved) {
+        (Some(path), Some(saved)) => (path.clone(), Locations::scan(saved)),
+        _ => (
+            PathBuf::from(format!(
+                "{}{}",
+                profile::INFERRED_PATH_PREFIX,
+                request.tool.join(" ")
+            )),
+            Locations::scan(&text),
+        ),
+    };
     Ok(LoadedProfile {
-        path: PathBuf::from(format!("inferred:{name}")),
+        path,
         dir: dir.to_path_buf(),
         profile,
         program,
-        locations: Locations::scan(&text),
+        locations,
     })
 }
 
@@ -180,7 +424,13 @@ fn without_destructive(profile: &Value) -> (Value, Vec<Value>) {
 }
 
 /// The text shown before the report: how the profile was made, and its probes.
-pub(super) fn summary(generated: &Generated, not_run: &[Value], saved: Option<&Path>) -> String {
+fn summary(
+    generated: &Generated,
+    not_run: &[Value],
+    saved: Option<&Path>,
+    census: &Census,
+    hermetic: &Hermetic,
+) -> String {
     let probes = generated.profile["probes"]
         .as_array()
         .map(Vec::as_slice)
@@ -220,6 +470,28 @@ pub(super) fn summary(generated: &Generated, not_run: &[Value], saved: Option<&P
             }
         ));
     }
+    text.push_str(&format!(
+        "Commands: {} found, {} run as probes, {} left out\n",
+        census.found.len(),
+        census.probed.len(),
+        census.left.len()
+    ));
+    for left in &census.left {
+        text.push_str(&format!("  left out  {}: {}\n", left.command, left.reason));
+    }
+    text.push_str(&format!(
+        "Hermetic: isolated sandbox, scratch working directory, network {}, {}\n",
+        if hermetic.network == Network::BlackHole {
+            "at a black hole"
+        } else {
+            "inherited (--network inherit)"
+        },
+        if hermetic.unset.is_empty() {
+            "no credential variable to unset".to_string()
+        } else {
+            format!("unset: {}", hermetic.unset.join(", "))
+        }
+    ));
     text.push('\n');
     text
 }

@@ -102,6 +102,7 @@ pub fn merge(request: &MergeRequest, out: &Output) -> ExitStatus {
             selected: &first.selected,
             partition: None,
             profiles: &identities,
+            sandboxes: agreed_sandboxes(&shards),
         },
         status,
         // The shards ran side by side: the whole took as long as the slowest.
@@ -140,6 +141,17 @@ pub fn merge(request: &MergeRequest, out: &Output) -> ExitStatus {
         emit(&render_run::to_text(&merged, &sources, out.style()))
     };
     finish(status, written)
+}
+
+/// Where the shards made their sandboxes, when every report says and they agree
+/// (one machine's shards); otherwise the merged report leaves it out, since no one
+/// place was the run's.
+fn agreed_sandboxes(shards: &[(PathBuf, ReportFile)]) -> Option<Value> {
+    let (first, rest) = shards.split_first()?;
+    let sandboxes = first.1.sandboxes.as_ref()?;
+    rest.iter()
+        .all(|(_, shard)| shard.sandboxes.as_ref() == Some(sandboxes))
+        .then(|| sandboxes.clone())
 }
 
 /// Every report read, in the order given; the first that cannot be is refused.

@@ -26,7 +26,7 @@ use crate::render::validate::{self as render_validate, ValidateReport};
 use crate::{discover, profile};
 use output::{elapsed_ms, emit, emit_json, finish, report_error};
 
-pub use self::check::{check, CheckRequest};
+pub use self::check::{check, CheckRequest, MAX_CHECK_TIMEOUT_SECONDS};
 pub use self::init::init;
 pub use self::merge::{merge, MergeRequest};
 pub use self::run::{run, RunRequest};

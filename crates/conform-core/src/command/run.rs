@@ -14,7 +14,7 @@ use crate::events::Reporter;
 use crate::exec::Cancel;
 use crate::partition::Partition;
 use crate::profile::LoadedProfile;
-use crate::render::json_report::{ProfileIdentity, RunIdentity};
+use crate::render::json_report::{self, ProfileIdentity, RunIdentity};
 use crate::render::progress::ProgressLine;
 use crate::render::run as render_run;
 use crate::render::stream::{self as render_stream, StreamReporter};
@@ -282,6 +282,7 @@ pub(super) fn execute(
             selected: &selection.checks,
             partition: selection.partition,
             profiles: &identities,
+            sandboxes: Some(json_report::sandboxes()),
         },
         status,
         duration_ms: elapsed_ms(started),

@@ -2,18 +2,20 @@
 //! row. Each tool gets its own profile, inferred as `conform check -- TOOL` infers
 //! one, and its own result; every tool's runs are made in the one pool, and the
 //! envelope lists a result per tool as `conform run DIR` lists one per profile.
+//! Each tool is inferred and run hermetically, as `conform check -- TOOL` is, from
+//! its own scratch directory, with its own credentials unset.
 //! `--partition` splits the (tool, check) pairs as it splits (profile, check) ones.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::check::{infer, summary, Inferred};
+use super::check::{infer_tool, scratch_dir, HermeticTool, ToolSettings};
 use super::output::{emit, report_error};
 use super::run::{execute, prepare, Extra, How, RunRequest};
 use super::Output;
 use crate::envelope::{ErrorDetail, ExitStatus};
-use crate::init::{self, Failure, Source};
+use crate::init::Failure;
 
 /// What `conform check --tools` was asked to do.
 #[derive(Debug, Clone)]
@@ -24,6 +26,9 @@ pub struct ToolsRequest {
     pub timeout_seconds: u64,
     /// Run the destructive probes too.
     pub allow_destructive: bool,
+    /// `--network inherit`: runs reach the network the machine gives them, and
+    /// commands whose names say they mutate are left out.
+    pub inherit_network: bool,
     /// How to run and report, as `conform run`; its `profiles` are ignored.
     pub run: RunRequest,
 }
@@ -37,7 +42,7 @@ struct Row {
 /// `conform check --tools`: read the rows, infer each tool's profile, run them all
 /// in one pool, report as `conform run` does for several profiles.
 pub fn check_tools(request: &ToolsRequest, out: &Output) -> ExitStatus {
-    let (output, selection, config) = match prepare(&request.run, out) {
+    let (output, selection, mut config) = match prepare(&request.run, out) {
         Ok(prepared) => prepared,
         Err(status) => return status,
     };
@@ -65,66 +70,77 @@ pub fn check_tools(request: &ToolsRequest, out: &Output) -> ExitStatus {
         Ok(rows) => rows,
         Err(message) => return bad_file(message),
     };
-    let inferred = match infer_all(&rows, request) {
+    // Every tool's runs are made from a directory of its own in here.
+    let scratch = match scratch_dir("tools") {
+        Ok(dir) => dir,
+        Err(failure) => return failed(None, failure, request, out),
+    };
+    let inferred = match infer_all(&rows, request, scratch.path()) {
         Ok(inferred) => inferred,
-        Err((row, failure)) => return failed(row, failure, request, out),
+        Err((row, failure)) => return failed(Some(row), failure, request, out),
     };
     let mut warnings = Vec::new();
     let mut described = Vec::new();
     let mut text = String::new();
     for (row, tool) in rows.iter().zip(&inferred) {
         let name = row.tool.join(" ");
-        for warning in &tool.generated.warnings {
+        for warning in &tool.inferred.generated.warnings {
             eprintln!("conform check: warning: {name}: {}", warning.message);
             warnings.push(json!({ "tool": name, "warning": warning }));
         }
-        described.push(json!({
-            "tool": row.tool,
-            "line": row.line,
-            "source": tool.generated.source,
-            "destructive_not_run": tool.not_run,
-            "profile": tool.generated.profile,
-        }));
+        let mut meta = tool.meta();
+        if let Some(meta) = meta.as_object_mut() {
+            meta.insert("tool".into(), json!(row.tool));
+            meta.insert("line".into(), json!(row.line));
+        }
+        described.push(meta);
         text.push_str(&format!("{name} (line {}): ", row.line));
-        text.push_str(&summary(&tool.generated, &tool.not_run, None));
+        text.push_str(&tool.summary());
     }
     if !out.json && !request.run.stream && emit(&text) != ExitStatus::Success {
         return ExitStatus::GeneralError;
     }
+    config.hermetic = inferred.iter().map(|tool| tool.hermetic.clone()).collect();
     let mut how = How::new(output, &selection, &config, out);
     how.extra = Some(Extra {
         meta: vec![("inferred", json!(described))],
         warnings,
     });
-    let loaded: Vec<_> = inferred.iter().map(|tool| &tool.loaded).collect();
-    execute(&request.run, &loaded, &how)
+    let loaded: Vec<_> = inferred.iter().map(|tool| &tool.inferred.loaded).collect();
+    let status = execute(&request.run, &loaded, &how);
+    drop(scratch);
+    status
 }
 
-/// Every tool's profile, inferred side by side (a few at a time); the first row
-/// that cannot be inferred, with why.
-fn infer_all(rows: &[Row], request: &ToolsRequest) -> Result<Vec<Inferred>, (usize, Failure)> {
+/// Every tool's profile, inferred side by side (a few at a time) as
+/// `conform check -- TOOL` infers it, each under `scratch/row-N` (N its line);
+/// the first row that cannot be inferred, with why.
+fn infer_all(
+    rows: &[Row],
+    request: &ToolsRequest,
+    scratch: &Path,
+) -> Result<Vec<HermeticTool>, (usize, Failure)> {
     let at_once = request
         .run
         .jobs
         .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
         .unwrap_or(1)
         .max(1);
+    let settings = ToolSettings {
+        timeout_seconds: request.timeout_seconds,
+        allow_destructive: request.allow_destructive,
+        inherit_network: request.inherit_network,
+        cancel: &request.run.cancel,
+    };
     let mut inferred = Vec::with_capacity(rows.len());
     for chunk in rows.chunks(at_once) {
-        let results: Vec<Result<Inferred, Failure>> = std::thread::scope(|scope| {
+        let results: Vec<Result<HermeticTool, Failure>> = std::thread::scope(|scope| {
             let handles: Vec<_> = chunk
                 .iter()
                 .map(|row| {
-                    let init_request = init::Request {
-                        tool: row.tool.clone(),
-                        source: Source::Auto,
-                        timeout_seconds: request.timeout_seconds,
-                        output: None,
-                        yes: false,
-                        dry_run: false,
-                        cancel: request.run.cancel.clone(),
-                    };
-                    scope.spawn(move || infer(&init_request, request.allow_destructive))
+                    let dir = scratch.join(format!("row-{}", row.line));
+                    let settings = &settings;
+                    scope.spawn(move || infer_tool(&row.tool, None, settings, &dir))
                 })
                 .collect();
             handles
@@ -147,19 +163,27 @@ fn infer_all(rows: &[Row], request: &ToolsRequest) -> Result<Vec<Inferred>, (usi
     Ok(inferred)
 }
 
-/// A tool's profile could not be inferred: nothing runs, and the error names its row.
-fn failed(line: usize, mut failure: Failure, request: &ToolsRequest, out: &Output) -> ExitStatus {
+/// A tool's profile could not be inferred (or no scratch directory made): nothing
+/// runs, and the error names the row when there is one.
+fn failed(
+    line: Option<usize>,
+    mut failure: Failure,
+    request: &ToolsRequest,
+    out: &Output,
+) -> ExitStatus {
     if let Some(status) = request.run.cancel.exit_status() {
         failure.status = status;
     }
     for warning in &failure.warnings {
         eprintln!("conform check: warning: {}", warning.message);
     }
-    failure.message = format!(
-        "--tools {}:{line}: {}",
-        request.file.display(),
-        failure.message
-    );
+    if let Some(line) = line {
+        failure.message = format!(
+            "--tools {}:{line}: {}",
+            request.file.display(),
+            failure.message
+        );
+    }
     let status = failure.status;
     let detail = super::failure_detail(failure);
     if !out.json {

@@ -2,14 +2,14 @@
 //! happened (a pipe is readable, the process may have exited, time passed, conform
 //! was cancelled); it reacts at once and says when it next needs attention.
 
-use std::os::fd::{BorrowedFd, OwnedFd};
-use std::process::ChildStdin;
+use std::fs::File;
+use std::io::{ErrorKind, Write};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
-use nix::unistd::Pid;
 
-use super::blackhole::BlackHole;
+use super::blackhole::{BlackHole, Recorder};
 use super::capture::Pipe;
 use super::cpu;
 use super::demand::Demand;
@@ -18,7 +18,10 @@ use super::process::Process;
 use super::sandbox;
 use super::session::Scratch;
 use super::trigger::Armed;
-use super::{holders, spawn, Exit, KitKill, Network, RunError, RunErrorKind, RunRecord, RunSpec};
+use super::{
+    holders, json_payload, spawn, Exit, KitKill, Network, RunError, RunErrorKind, RunRecord,
+    RunSpec, StdinMode,
+};
 
 /// Between SIGTERM and SIGKILL at the limit: long enough for a tool to flush a
 /// cancellation message, short enough to keep a hung run's cost near its limit.
@@ -55,6 +58,12 @@ pub(super) enum Source {
     Stdout,
     Stderr,
     Exit,
+    /// The run's black hole, with a connection waiting to be taken.
+    Listener,
+    /// A connection to the black hole whose request head is still arriving.
+    Peer(usize),
+    /// A payload's stdin, while bytes are left to write.
+    Stdin,
 }
 
 pub(super) struct Active {
@@ -65,15 +74,19 @@ pub(super) struct Active {
     phase: Phase,
     process: Process,
     /// Held, never written, until the run is over: a tool that reads stdin blocks
-    /// rather than seeing EOF. `None` for a closed stdin.
-    stdin: Option<ChildStdin>,
+    /// rather than seeing EOF. `None` for a closed stdin. For a payload, written
+    /// as the pipe drains and dropped (closed) once it is all in.
+    stdin: Option<File>,
+    /// A payload's bytes not yet written (`StdinMode::Payload`).
+    payload: Option<Payload>,
     /// For a terminal run, the terminal's master side (everything the tool wrote).
     stdout: Pipe,
     stderr: Pipe,
     /// The run's sandbox, reported and removed when the record is taken.
     sandbox: Option<sandbox::Made>,
-    /// The run's black-hole proxy, closed when the record is taken.
-    hole: Option<BlackHole>,
+    /// The run's black-hole proxy and what its clients asked for, closed when the
+    /// record is taken.
+    hole: Option<Recorder>,
     /// The trigger, waiting for its line of stdout.
     trigger: Armed,
     /// When the kit hit the limit (or was cancelled) and began killing the group.
@@ -142,10 +155,20 @@ impl Active {
         if let Some(made) = &made {
             record.env_changes.extend(made.described.iter().cloned());
         }
-        let spawn::Spawned {
-            mut child,
-            terminal,
-        } = match spawn::spawn(spec, extra_env) {
+        // An argument naming the sandbox (`<sandbox>/tmp/...`) gets its real path;
+        // the record keeps the mark, as it does for the environment.
+        let resolved;
+        let to_spawn = match made.as_ref().and_then(|made| made.resolve_args(&spec.args)) {
+            Some(args) => {
+                resolved = RunSpec {
+                    args,
+                    ..spec.clone()
+                };
+                &resolved
+            }
+            None => spec,
+        };
+        let spawned = match spawn::spawn(to_spawn, extra_env) {
             Ok(spawned) => spawned,
             Err(err) => {
                 record.error = Some(RunError {
@@ -159,9 +182,13 @@ impl Active {
         };
         // The limit counts from the spawn: making the sandbox is the kit's time.
         let started = Instant::now();
-        let stdout = terminal.or_else(|| child.stdout.take().map(OwnedFd::from));
-        // Kernel pids fit in pid_t; std hands the value out as u32.
-        let pid = Pid::from_raw(child.id() as nix::libc::pid_t);
+        let stdout = spawned.terminal.or(spawned.stdout);
+        let pid = spawned.pid;
+        let stdin = spawned.stdin.map(File::from);
+        let payload = match (spec.stdin, &stdin) {
+            (StdinMode::Payload(len), Some(pipe)) => Some(Payload::new(pipe, len)),
+            _ => None,
+        };
         let mut active = Active {
             spec: spec.clone(),
             record,
@@ -169,11 +196,12 @@ impl Active {
             deadline: started + spec.limit.min(LONGEST_LIMIT),
             phase: Phase::Running,
             process: Process::new(pid),
-            stdin: child.stdin.take(),
+            stdin,
+            payload,
             stdout: Pipe::new(stdout, spec.capture_limit),
-            stderr: Pipe::new(child.stderr.take().map(OwnedFd::from), spec.capture_limit),
+            stderr: Pipe::new(spawned.stderr, spec.capture_limit),
             sandbox: made,
-            hole,
+            hole: hole.map(|hole| Recorder::new(hole, started)),
             trigger: Armed::new(spec.trigger),
             killed_at: None,
             kill: None,
@@ -181,6 +209,7 @@ impl Active {
         };
         // `after_lines: 0` is due before any output.
         active.maybe_trigger();
+        active.write_payload();
         Ok(active)
     }
 
@@ -222,13 +251,24 @@ impl Active {
 
     /// The fds to poll now.
     pub(super) fn sources(&self) -> impl Iterator<Item = (Source, BorrowedFd<'_>)> {
+        let network = self.hole.iter().flat_map(|hole| {
+            hole.sources().map(|(peer, fd)| match peer {
+                Some(index) => (Source::Peer(index), fd),
+                None => (Source::Listener, fd),
+            })
+        });
         [
             self.stdout.fd().map(|fd| (Source::Stdout, fd)),
             self.stderr.fd().map(|fd| (Source::Stderr, fd)),
             self.process.exit_fd().map(|fd| (Source::Exit, fd)),
+            self.payload
+                .as_ref()
+                .and(self.stdin.as_ref())
+                .map(|pipe| (Source::Stdin, pipe.as_fd())),
         ]
         .into_iter()
         .flatten()
+        .chain(network)
     }
 
     /// Whether the exit can only be noticed by asking (no pidfd): the reactor then
@@ -267,6 +307,17 @@ impl Active {
                 self.stderr.read_into(buf);
             }
             Source::Exit => {}
+            Source::Listener => {
+                if let Some(hole) = &mut self.hole {
+                    hole.accept();
+                }
+            }
+            Source::Peer(index) => {
+                if let Some(hole) = &mut self.hole {
+                    hole.read(index);
+                }
+            }
+            Source::Stdin => self.write_payload(),
         }
         self.advance(Instant::now());
     }
@@ -326,6 +377,7 @@ impl Active {
             .unwrap_or_else(Instant::now);
         self.record.duration = ended.saturating_duration_since(self.started);
         self.record.cpu_wait = self.demand.finish(kit_wait);
+        self.record.processes_seen = self.demand.take_processes_seen();
         self.record.killed_by_kit = self.kill.map(|kill| KitKill {
             exit: self.process.status().unwrap_or(Exit::Unknown),
             ..kill
@@ -334,9 +386,12 @@ impl Active {
         self.record.stderr = std::mem::take(&mut self.stderr.captured);
         // Every way a run ends (exit, limit, cancel, abort) comes through here, after
         // the group was killed: nothing of the tool writes into the sandbox any more.
-        self.record.sandbox = self.sandbox.take().map(sandbox::Made::finish);
+        let group = self.group();
+        self.record.sandbox = self.sandbox.take().map(|made| made.finish(group));
         if let Some(hole) = self.hole.take() {
-            self.record.proxy_connections = Some(hole.take_connections());
+            let requests = hole.finish();
+            self.record.proxy_connections = Some(requests.len());
+            self.record.proxy_requests = requests;
         }
         self.record
     }
@@ -477,10 +532,71 @@ impl Active {
         !self.stdout.is_open() && !self.stderr.is_open()
     }
 
+    /// Writes what the pipe takes of the payload now; once it is all in, or the
+    /// tool closed its end, stdin is closed so the tool sees EOF.
+    fn write_payload(&mut self) {
+        let (Some(payload), Some(pipe)) = (&mut self.payload, &mut self.stdin) else {
+            return;
+        };
+        if payload.write(pipe) {
+            self.payload = None;
+            self.stdin = None;
+        }
+    }
+
     /// Fires the trigger if its line has been read (`trigger.rs`).
     fn maybe_trigger(&mut self) {
         if let Some(outcome) = self.trigger.maybe_fire(&mut self.stdout, &mut self.process) {
             self.record.trigger = outcome;
         }
+    }
+}
+
+/// The bytes a payload run has left to write on the tool's stdin.
+struct Payload {
+    bytes: Vec<u8>,
+    written: usize,
+}
+
+impl Payload {
+    /// The payload of `len` bytes for `pipe`, made non-blocking so that a tool that
+    /// reads slowly (or not at all) never stalls the reactor.
+    fn new(pipe: &File, len: usize) -> Payload {
+        use nix::fcntl::{fcntl, FcntlArg, OFlag};
+        let flags = fcntl(pipe, FcntlArg::F_GETFL).map(OFlag::from_bits_truncate);
+        if let Ok(flags) = flags {
+            // Left blocking, a write could stall every run: then nothing is written
+            // and the pipe is closed at once (`write` sees the error).
+            let _ = fcntl(pipe, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK));
+        }
+        let nonblocking = flags.is_ok();
+        Payload {
+            bytes: if nonblocking {
+                json_payload(len)
+            } else {
+                Vec::new()
+            },
+            written: 0,
+        }
+    }
+
+    /// Writes until the pipe is full; `true` when there is nothing more to write
+    /// (all written, or the tool closed its end).
+    fn write(&mut self, pipe: &mut File) -> bool {
+        while let Some(rest) = self
+            .bytes
+            .get(self.written..)
+            .filter(|rest| !rest.is_empty())
+        {
+            match pipe.write(rest) {
+                Ok(0) => return true,
+                Ok(n) => self.written += n,
+                Err(err) if err.kind() == ErrorKind::WouldBlock => return false,
+                Err(err) if err.kind() == ErrorKind::Interrupted => {}
+                // EPIPE: the tool stopped reading; what it took is what it got.
+                Err(_) => return true,
+            }
+        }
+        true
     }
 }

@@ -10,11 +10,20 @@
 //! and queues the connection whether or not it is accepted yet, so the client's
 //! `connect` succeeds at once. [`BlackHole::take_connections`] accepts what is
 //! queued and holds it open, until the black hole is dropped.
+//!
+//! A run's black hole also records what each client asked for ([`Recorder`]): the
+//! reactor polls the listener and every connection whose request head has not
+//! arrived yet, reads what is there (never more than [`HEAD_LIMIT`] bytes, never
+//! waiting), and keeps the `CONNECT host:port` target, or the request line's URL
+//! and `Host` header. Still nothing is answered.
 
-use std::io;
+use std::io::{self, Read};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
 
 /// Proxy variables set to the black hole, in both spellings tools read.
 pub(crate) const PROXY_VARS: &[&str] = &[
@@ -105,10 +114,244 @@ impl BlackHole {
     }
 }
 
+/// The most of a request head read from one connection: a request line and its
+/// headers fit; what a client sends past it is left unread.
+pub(crate) const HEAD_LIMIT: usize = 8 * 1024;
+
+/// What one connection to the black hole asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct ProxyRequest {
+    /// The host it asked for (the `CONNECT` target, the URL's or the `Host`
+    /// header's); `None` when nothing readable as HTTP arrived.
+    pub host: Option<String>,
+    pub port: Option<u16>,
+    /// The path of a plain request (with its query); a `CONNECT` shows none.
+    pub path: Option<String>,
+    /// When the connection was taken, from the start of the run.
+    #[serde(rename = "at_ms", serialize_with = "millis")]
+    pub at: Duration,
+}
+
+fn millis<S: serde::Serializer>(at: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_u64(u64::try_from(at.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// One connection: held open, its head read until complete.
+#[derive(Debug)]
+struct Peer {
+    stream: TcpStream,
+    head: Vec<u8>,
+    at: Duration,
+    /// Still waiting for the end of the head (and so polled).
+    reading: bool,
+}
+
+impl Peer {
+    /// Reads what has arrived, without waiting, up to [`HEAD_LIMIT`].
+    fn read(&mut self) {
+        let mut chunk = [0u8; 1024];
+        while self.reading {
+            let room = HEAD_LIMIT.saturating_sub(self.head.len()).min(chunk.len());
+            let Some(buf) = chunk.get_mut(..room).filter(|buf| !buf.is_empty()) else {
+                self.reading = false;
+                break;
+            };
+            match self.stream.read(buf) {
+                Ok(0) => self.reading = false,
+                Ok(n) => {
+                    self.head
+                        .extend_from_slice(buf.get(..n).unwrap_or_default());
+                    if head_complete(&self.head) {
+                        self.reading = false;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(_) => self.reading = false,
+            }
+        }
+    }
+
+    fn request(&self) -> ProxyRequest {
+        let (host, port, path) = parse_head(&self.head);
+        ProxyRequest {
+            host,
+            port,
+            path,
+            at: self.at,
+        }
+    }
+}
+
+/// A run's black hole with what its clients asked for, driven by the reactor.
+#[derive(Debug)]
+pub(crate) struct Recorder {
+    hole: BlackHole,
+    started: Instant,
+    peers: Vec<Peer>,
+    /// False once accepting failed for another reason than an empty queue (out of
+    /// file descriptors): the listener would stay readable, and polling it spin.
+    listening: bool,
+}
+
+impl Recorder {
+    /// Records for a run that started at `started`.
+    pub(crate) fn new(hole: BlackHole, started: Instant) -> Recorder {
+        Recorder {
+            hole,
+            started,
+            peers: Vec::new(),
+            listening: true,
+        }
+    }
+
+    /// The fds to poll: the listener (`None`), and each connection still sending
+    /// its head (`Some(index)`).
+    pub(crate) fn sources(&self) -> impl Iterator<Item = (Option<usize>, BorrowedFd<'_>)> {
+        let listener = self.listening.then(|| (None, self.hole.fd()));
+        listener.into_iter().chain(
+            self.peers
+                .iter()
+                .enumerate()
+                .filter(|(_, peer)| peer.reading)
+                .map(|(index, peer)| (Some(index), peer.stream.as_fd())),
+        )
+    }
+
+    /// The listener is readable: takes every queued connection and reads what each
+    /// has sent so far.
+    pub(crate) fn accept(&mut self) {
+        loop {
+            match self.hole.listener.accept() {
+                Ok((stream, _)) => {
+                    let at = self.started.elapsed();
+                    // A blocking connection would stall the reactor on a slow
+                    // client; one that cannot be made non-blocking is held unread.
+                    let reading = stream.set_nonblocking(true).is_ok();
+                    let mut peer = Peer {
+                        stream,
+                        head: Vec::new(),
+                        at,
+                        reading,
+                    };
+                    peer.read();
+                    self.peers.push(peer);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(_) => {
+                    self.listening = false;
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Connection `index` is readable.
+    pub(crate) fn read(&mut self, index: usize) {
+        if let Some(peer) = self.peers.get_mut(index) {
+            peer.read();
+        }
+    }
+
+    /// After the run: what every connection asked for, in the order they came.
+    /// The connections close when the recorder is dropped.
+    pub(crate) fn finish(mut self) -> Vec<ProxyRequest> {
+        self.accept();
+        for peer in &mut self.peers {
+            peer.read();
+        }
+        self.peers.iter().map(Peer::request).collect()
+    }
+}
+
+/// The head ends at its first blank line.
+fn head_complete(head: &[u8]) -> bool {
+    head.windows(4).any(|w| w == b"\r\n\r\n") || head.windows(2).any(|w| w == b"\n\n")
+}
+
+/// Host, port and path from a request head: `CONNECT host:port`, an absolute URL
+/// (what a client sends a proxy), or a path with a `Host` header.
+fn parse_head(head: &[u8]) -> (Option<String>, Option<u16>, Option<String>) {
+    let text = String::from_utf8_lossy(head);
+    let mut lines = text.lines().map(|line| line.trim_end_matches('\r'));
+    let request_line = lines.next().unwrap_or_default();
+    let mut words = request_line.split_ascii_whitespace();
+    let (Some(method), Some(target), Some(version)) = (words.next(), words.next(), words.next())
+    else {
+        return (None, None, None);
+    };
+    if !version.starts_with("HTTP/") {
+        return (None, None, None);
+    }
+    if method.eq_ignore_ascii_case("CONNECT") {
+        let (host, port) = split_authority(target, None);
+        return (host, port, None);
+    }
+    for (scheme, default_port) in [("http://", 80), ("https://", 443)] {
+        let Some(rest) = strip_prefix_ignore_case(target, scheme) else {
+            continue;
+        };
+        let (authority, path) = match rest.find(['/', '?']) {
+            Some(at) => rest.split_at(at),
+            None => (rest, "/"),
+        };
+        let path = if path.starts_with('?') {
+            format!("/{path}")
+        } else {
+            path.to_string()
+        };
+        let (host, port) = split_authority(authority, Some(default_port));
+        return (host, port, Some(path));
+    }
+    let host_header = lines.take_while(|line| !line.is_empty()).find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.trim()
+            .eq_ignore_ascii_case("host")
+            .then(|| value.trim())
+    });
+    let (host, port) = match host_header {
+        Some(authority) => split_authority(authority, Some(80)),
+        None => (None, None),
+    };
+    (host, port, Some(target.to_string()))
+}
+
+fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = text.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| text.get(prefix.len()..))
+        .flatten()
+}
+
+/// `host[:port]` or `[v6]:port`, any `user@` dropped; the host lowercased.
+fn split_authority(authority: &str, default_port: Option<u16>) -> (Option<String>, Option<u16>) {
+    let authority = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, rest)| rest);
+    let (host, port) = if let Some(bracketed) = authority.strip_prefix('[') {
+        match bracketed.split_once(']') {
+            Some((host, after)) => (host, after.strip_prefix(':')),
+            None => (bracketed, None),
+        }
+    } else {
+        match authority.rsplit_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        }
+    };
+    let host = Some(host.to_ascii_lowercase()).filter(|host| !host.is_empty());
+    let port = match port {
+        Some(digits) => digits.parse().ok(),
+        None => default_port,
+    };
+    (host, port)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::{Read, Write};
+    use std::io::Write;
     use std::time::Duration;
 
     #[test]
@@ -142,5 +385,86 @@ mod tests {
             assert_eq!(value, format!("http://127.0.0.1:{}", hole.port()));
         }
         assert_eq!(BlackHole::env_remove(), ["NO_PROXY", "no_proxy"]);
+    }
+}
+
+#[cfg(test)]
+mod recording {
+    use super::*;
+    use std::io::Write;
+
+    fn parsed(head: &str) -> (Option<String>, Option<u16>, Option<String>) {
+        parse_head(head.as_bytes())
+    }
+
+    fn some(
+        host: &str,
+        port: u16,
+        path: Option<&str>,
+    ) -> (Option<String>, Option<u16>, Option<String>) {
+        (Some(host.into()), Some(port), path.map(String::from))
+    }
+
+    #[test]
+    fn request_heads_give_host_port_and_the_path_where_it_is_visible() {
+        assert_eq!(
+            parsed(
+                "CONNECT Registry.npmjs.org:443 HTTP/1.1\r\nHost: registry.npmjs.org:443\r\n\r\n"
+            ),
+            some("registry.npmjs.org", 443, None)
+        );
+        assert_eq!(
+            parsed("GET http://pypi.org/pypi/democli/json HTTP/1.1\r\nHost: pypi.org\r\n\r\n"),
+            some("pypi.org", 80, Some("/pypi/democli/json"))
+        );
+        assert_eq!(
+            parsed("GET https://api.github.com:8443?x=1 HTTP/1.1\r\n\r\n"),
+            some("api.github.com", 8443, Some("/?x=1"))
+        );
+        assert_eq!(
+            parsed("POST /v1/events HTTP/1.1\nhost: [::1]:9000\n\n"),
+            some("::1", 9000, Some("/v1/events"))
+        );
+        assert_eq!(
+            parsed("GET /only-a-path HTTP/1.0\r\n\r\n"),
+            (None, None, Some("/only-a-path".into()))
+        );
+        for unreadable in ["", "\u{16}\u{3}\u{1}", "CONNECT\r\n", "GET / SPDY\r\n"] {
+            assert_eq!(parsed(unreadable), (None, None, None), "{unreadable:?}");
+        }
+    }
+
+    #[test]
+    fn the_recorder_reads_each_head_without_answering_and_times_it_from_the_start() {
+        let started = Instant::now();
+        let mut recorder = Recorder::new(BlackHole::bind().expect("bind"), started);
+        let port = recorder.hole.port();
+        let mut first = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        first
+            .write_all(b"CONNECT telemetry.example:443 HTTP/1.1\r\n")
+            .expect("write");
+        // A client that connects and sends nothing yet: taken, not waited for.
+        let mut slow = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        // The listener's queue is read when it is readable; wait for that as the
+        // reactor would.
+        let mut fds = [nix::poll::PollFd::new(
+            recorder.hole.fd(),
+            nix::poll::PollFlags::POLLIN,
+        )];
+        nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(10_000u16)).expect("poll");
+        recorder.accept();
+        let polled: Vec<Option<usize>> = recorder.sources().map(|(source, _)| source).collect();
+        assert_eq!(polled.first(), Some(&None), "the listener is always polled");
+        slow.write_all(b"GET http://registry.npmjs.org/democli HTTP/1.1\r\n\r\n")
+            .expect("write");
+        first.write_all(b"\r\n").expect("write");
+        let requests = recorder.finish();
+        let hosts: Vec<Option<&str>> = requests.iter().map(|r| r.host.as_deref()).collect();
+        assert_eq!(
+            hosts,
+            [Some("telemetry.example"), Some("registry.npmjs.org")],
+            "{requests:?}"
+        );
+        assert!(requests.iter().all(|r| r.at <= started.elapsed()));
     }
 }

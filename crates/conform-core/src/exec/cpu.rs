@@ -48,6 +48,8 @@ pub(super) struct GroupSample {
     pub runnable: bool,
     /// Each thread's total run delay so far, in nanoseconds, by thread id.
     pub waits: HashMap<i32, u64>,
+    /// The command names (`comm`) of the group's processes, as `/proc` lists them.
+    pub names: Vec<String>,
 }
 
 /// Samples every process group in `groups`, in one pass over `/proc`. A group with
@@ -64,8 +66,10 @@ pub(super) fn sample_groups(groups: &HashSet<i32>) -> HashMap<i32, GroupSample> 
             continue;
         }
         let dir = entry.path();
-        let Some(stat) = read_small(&dir.join("stat"), &mut buf).and_then(|s| parse_stat(&s))
-        else {
+        let Some(line) = read_small(&dir.join("stat"), &mut buf) else {
+            continue;
+        };
+        let Some(stat) = parse_stat(&line) else {
             continue;
         };
         if !groups.contains(&stat.group) {
@@ -73,6 +77,9 @@ pub(super) fn sample_groups(groups: &HashSet<i32>) -> HashMap<i32, GroupSample> 
         }
         let sample = samples.entry(stat.group).or_default();
         sample.ticks += stat.ticks;
+        if let Some(name) = command_name(&line) {
+            sample.names.push(name.to_string());
+        }
         add_threads(&dir, sample, &mut buf);
     }
     samples
@@ -151,6 +158,12 @@ fn parse_stat(stat: &str) -> Option<Stat> {
     })
 }
 
+/// The command name of a `/proc/PID/stat` line: field 2, inside the parentheses
+/// (the kernel's `comm`, at most 15 bytes of the program's name).
+fn command_name(stat: &str) -> Option<&str> {
+    stat.get(stat.find('(')? + 1..stat.rfind(')')?)
+}
+
 /// The run delay (second field, nanoseconds) of a `schedstat` line: time on the
 /// CPU, time runnable but waiting for one, timeslices.
 fn parse_schedstat(text: &str) -> Option<u64> {
@@ -190,6 +203,8 @@ mod tests {
             })
         );
         assert_eq!(parse_stat("garbage"), None);
+        assert_eq!(command_name(line), Some("a (weird) name"));
+        assert_eq!(command_name("garbage"), None);
     }
 
     #[test]
@@ -238,6 +253,12 @@ mod tests {
         // The thread reading /proc is running.
         assert!(sample.runnable);
         assert!(sample.waits.contains_key(&(std::process::id() as i32)));
+        let own = std::fs::read_to_string("/proc/self/comm").expect("comm");
+        assert!(
+            sample.names.contains(&own.trim_end().to_string()),
+            "{:?}",
+            sample.names
+        );
         assert!(this_thread_wait().is_some());
     }
 }

@@ -20,7 +20,13 @@ pub(super) struct Demand {
     /// The reactor thread's run delay when the run started.
     kit_wait_at_start: Option<Duration>,
     cpu_wait: CpuWait,
+    /// The command names seen in the tool's group, each once, in order of first sight.
+    processes_seen: Vec<String>,
 }
+
+/// Distinct command names kept per run: a tool that starts hundreds of helpers
+/// still gives a bounded record.
+const PROCESSES_KEPT: usize = 32;
 
 impl Demand {
     /// The account of a tool spawned at `started`, when the kit's reactor had
@@ -34,6 +40,7 @@ impl Demand {
             thread_waits: HashMap::new(),
             kit_wait_at_start: kit_wait,
             cpu_wait: CpuWait::default(),
+            processes_seen: Vec::new(),
         }
     }
 
@@ -63,6 +70,11 @@ impl Demand {
             }
             _ => false,
         };
+        for name in sample.iter().flat_map(|s| &s.names) {
+            if self.processes_seen.len() < PROCESSES_KEPT && !self.processes_seen.contains(name) {
+                self.processes_seen.push(name.clone());
+            }
+        }
         self.cpu_ticks = sample.map(|s| s.ticks);
         self.next_sample = now + cpu::SAMPLE_EVERY;
     }
@@ -78,6 +90,11 @@ impl Demand {
         for (&tid, &wait) in waits {
             self.thread_waits.insert(tid, wait);
         }
+    }
+
+    /// The command names seen in the tool's group over the run (taken once).
+    pub(super) fn take_processes_seen(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.processes_seen)
     }
 
     /// The waits of the whole run, once it is over, the kit's reactor having waited

@@ -38,7 +38,9 @@ mod blackhole;
 mod capture;
 mod cpu;
 mod demand;
+mod farm;
 mod holders;
+mod janitor;
 mod orphans;
 mod process;
 mod reactor;
@@ -53,15 +55,19 @@ mod trigger;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub(crate) use blackhole::BlackHole;
+pub(crate) use blackhole::{BlackHole, ProxyRequest};
+pub(crate) use farm::LOG_VAR as SENTINEL_LOG_VAR;
 pub(crate) use holders::PipeHolder;
 pub(crate) use nix::sys::signal::Signal;
 pub use orphans::Orphan;
 pub(crate) use orphans::{adopt as adopt_orphans, end_all as end_orphans};
 pub(crate) use reactor::Reactor;
-#[cfg(test)]
-pub(crate) use sandbox::SentinelCall;
-pub(crate) use sandbox::{Sandbox, SandboxReport, EDITOR_VARS, OPENERS, PAGER_VARS};
+pub(crate) use sandbox::{HoldingFile, SentinelCall};
+pub(crate) use sandbox::{
+    Needle, Sandbox, SandboxReport, EDITOR_VARS, INSTALLERS, OPENERS, PAGER_VARS, SANDBOX_MARK,
+    SENTINEL_VARS,
+};
+pub(crate) use session::root as sandbox_root;
 pub use session::Cancel;
 pub(crate) use session::Session;
 
@@ -109,14 +115,43 @@ pub(crate) enum StdinMode {
     Closed,
     /// A pipe the kit holds open and never writes: a tool that reads stdin blocks.
     Open,
+    /// A pipe the kit writes one JSON object of exactly this many bytes into
+    /// ([`json_payload`]), as fast as the tool reads it and while its output is
+    /// drained, then closes.
+    Payload(usize),
 }
 
 impl StdinMode {
+    /// As the result documents name it, which know only `closed` and `open`: a
+    /// payload is written on a pipe, so it is `open`; the check that makes such a
+    /// run says how many bytes went in.
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             StdinMode::Closed => "closed",
-            StdinMode::Open => "open",
+            StdinMode::Open | StdinMode::Payload(_) => "open",
         }
+    }
+}
+
+/// One JSON object of exactly `len` bytes (`{"payload":"xx...x"}`; under 14 bytes,
+/// braces around spaces; under 2, spaces): what a tool declaring a stdin cap is
+/// fed.
+pub(crate) fn json_payload(len: usize) -> Vec<u8> {
+    const HEAD: &[u8] = br#"{"payload":""#;
+    const TAIL: &[u8] = br#""}"#;
+    if len >= HEAD.len() + TAIL.len() {
+        let mut bytes = Vec::with_capacity(len);
+        bytes.extend_from_slice(HEAD);
+        bytes.resize(len - TAIL.len(), b'x');
+        bytes.extend_from_slice(TAIL);
+        bytes
+    } else if len >= 2 {
+        let mut bytes = vec![b' '; len];
+        bytes[0] = b'{';
+        bytes[len - 1] = b'}';
+        bytes
+    } else {
+        vec![b' '; len]
     }
 }
 
@@ -256,12 +291,21 @@ pub(crate) struct RunRecord {
     /// the run was made again alone and this record is the second attempt: the
     /// first is kept here, for the evidence.
     pub first_attempt: Option<Box<RunRecord>>,
+    /// The second attempt was starved as the first was: time decided both while the
+    /// machine kept the tool or the kit from the CPU, so the run is inconclusive.
+    pub starved_again: bool,
     /// The processes the tool left behind that conform then killed: the holders and
     /// the trees they belong to, when conform adopts orphans (`orphans.rs`).
     pub orphans_killed: Vec<Orphan>,
     /// Connections the run's black-hole proxy took (`None`: it had none): how
     /// often the tool went for the network.
     pub proxy_connections: Option<usize>,
+    /// What each of those connections asked for, in the order they came.
+    pub proxy_requests: Vec<ProxyRequest>,
+    /// The command names (`comm`) of the processes seen in the tool's group by the
+    /// CPU samples (every 100 ms, so a process that lived shorter may be missed),
+    /// each once, at most 32: a pager the tool started shows here.
+    pub processes_seen: Vec<String>,
 }
 
 /// What became of a trigger after N lines: read by every check, never recomputed.
@@ -352,8 +396,11 @@ impl RunRecord {
             held_by: Vec::new(),
             cpu_wait: CpuWait::default(),
             first_attempt: None,
+            starved_again: false,
             orphans_killed: Vec::new(),
             proxy_connections: None,
+            proxy_requests: Vec::new(),
+            processes_seen: Vec::new(),
         }
     }
 

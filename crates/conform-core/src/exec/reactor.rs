@@ -137,7 +137,12 @@ impl<K> Reactor<K> {
             for (index, (_, active)) in self.active.iter().enumerate() {
                 for (source, fd) in active.sources() {
                     owners.push((index, source));
-                    fds.push(PollFd::new(fd, PollFlags::POLLIN));
+                    // A payload's stdin waits to be writable; output to be read.
+                    let events = match source {
+                        Source::Stdin => PollFlags::POLLOUT,
+                        _ => PollFlags::POLLIN,
+                    };
+                    fds.push(PollFd::new(fd, events));
                 }
             }
             // Once cancelled, the wake pipe stays readable: stop polling it.

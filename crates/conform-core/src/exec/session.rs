@@ -12,6 +12,8 @@ use std::sync::{Arc, Mutex};
 
 use nix::fcntl::OFlag;
 
+use super::farm::Farm;
+use super::janitor::{Discard, Janitor};
 use super::sandbox::remove_tree;
 use crate::exit::ExitStatus;
 
@@ -116,36 +118,139 @@ impl Cancel {
     }
 }
 
-/// The suite's temp directory (`conform-<pid>-...`), made on first use, one
-/// `run-N` subdirectory per sandbox, removed with whatever is left in it when the
-/// last clone of the session goes.
+/// The suite's temp directory (`conform-<pid>-...`, under [`root`]), made on first
+/// use: the shared sentinel farm in `shared/`, one `run-N` subdirectory per
+/// sandbox, removed with whatever is left in it when the last clone of the session
+/// goes.
 #[derive(Debug, Default)]
 pub(crate) struct Scratch {
     dir: Mutex<Option<PathBuf>>,
-    next: AtomicU64,
+    next: Arc<AtomicU64>,
+    farm: Mutex<Option<Arc<Farm>>>,
+    janitor: Janitor,
 }
 
 impl Scratch {
-    /// A fresh path for one run's sandbox (not yet created).
-    pub(crate) fn run_dir(&self) -> io::Result<PathBuf> {
+    /// The scratch directory, made now if it is not there yet.
+    fn parent(&self) -> io::Result<PathBuf> {
         let mut dir = self
             .dir
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let parent = match dir.as_ref() {
-            Some(parent) => parent.clone(),
-            None => {
-                sweep_stale(&std::env::temp_dir());
-                let made = tempfile::Builder::new()
-                    .prefix(&format!("conform-{}-", std::process::id()))
-                    .tempdir()?
-                    .keep();
-                *dir = Some(made.clone());
-                made
-            }
-        };
+        if let Some(parent) = dir.as_ref() {
+            return Ok(parent.clone());
+        }
+        let root = &root().dir;
+        sweep_stale(root);
+        let temp = std::env::temp_dir();
+        if temp != *root {
+            // Where kits before this one, or on another choice of root, left theirs.
+            sweep_stale(&temp);
+        }
+        let made = tempfile::Builder::new()
+            .prefix(&format!("conform-{}-", std::process::id()))
+            .tempdir_in(root)?
+            .keep();
+        *dir = Some(made.clone());
+        Ok(made)
+    }
+
+    /// A fresh path for one run's sandbox (not yet created).
+    pub(crate) fn run_dir(&self) -> io::Result<PathBuf> {
+        let parent = self.parent()?;
         Ok(parent.join(format!("run-{}", self.next.fetch_add(1, Ordering::Relaxed))))
     }
+
+    /// A run's directory with its fresh HOME, XDG directories and TMPDIR in it,
+    /// most often made ahead of time off the reactor's thread.
+    pub(super) fn fresh_set(&self) -> io::Result<PathBuf> {
+        let parent = self.parent()?;
+        self.janitor.fresh_set(&parent, &self.next)
+    }
+
+    /// Where a finished sandbox goes to be removed, off the reactor's thread.
+    pub(super) fn discard(&self) -> Discard {
+        self.janitor.discard()
+    }
+
+    /// The session's shared sentinel and symlink farms, made on first use.
+    pub(super) fn farm(&self) -> io::Result<Arc<Farm>> {
+        let mut farm = self
+            .farm
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(made) = farm.as_ref() {
+            return Ok(Arc::clone(made));
+        }
+        let made = Arc::new(Farm::make(self.parent()?.join("shared"))?);
+        *farm = Some(Arc::clone(&made));
+        Ok(made)
+    }
+}
+
+/// Where scratch directories go, chosen once per process: the system temp dir when
+/// it is a tmpfs, else a roomy tmpfs (`/dev/shm`, `$XDG_RUNTIME_DIR`) when there is
+/// one, else the temp dir. Sandboxes are many small directories made and removed by
+/// the thousand; on a disk filesystem that is journal work for nothing.
+pub(crate) fn root() -> &'static Root {
+    static ROOT: std::sync::OnceLock<Root> = std::sync::OnceLock::new();
+    ROOT.get_or_init(|| {
+        let temp = std::env::temp_dir();
+        if is_roomy_tmpfs(&temp) {
+            return Root {
+                dir: temp,
+                tmpfs: true,
+            };
+        }
+        let candidates = [
+            Some(PathBuf::from("/dev/shm")),
+            std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from),
+        ];
+        candidates
+            .into_iter()
+            .flatten()
+            .find(|dir| is_roomy_tmpfs(dir) && writable(dir))
+            .map_or(
+                Root {
+                    dir: temp,
+                    tmpfs: false,
+                },
+                |dir| Root { dir, tmpfs: true },
+            )
+    })
+}
+
+/// The directory sandboxes are made under, and whether it is a tmpfs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Root {
+    pub dir: PathBuf,
+    pub tmpfs: bool,
+}
+
+/// Space a tmpfs must have free to hold sandboxes: a tool's temp files land there.
+const TMPFS_ROOM: u64 = 1 << 30;
+
+#[cfg(target_os = "linux")]
+// fsblkcnt_t and c_ulong are 32 bits on some targets.
+#[allow(clippy::useless_conversion)]
+fn is_roomy_tmpfs(dir: &Path) -> bool {
+    use nix::sys::{statfs, statvfs};
+    let tmpfs = statfs::statfs(dir).is_ok_and(|fs| fs.filesystem_type() == statfs::TMPFS_MAGIC);
+    tmpfs
+        && statvfs::statvfs(dir).is_ok_and(|fs| {
+            u64::from(fs.blocks_available()).saturating_mul(u64::from(fs.fragment_size()))
+                >= TMPFS_ROOM
+        })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn is_roomy_tmpfs(_: &Path) -> bool {
+    false
+}
+
+fn writable(dir: &Path) -> bool {
+    use nix::unistd::{access, AccessFlags};
+    dir.is_dir() && access(dir, AccessFlags::W_OK | AccessFlags::X_OK).is_ok()
 }
 
 /// Removes what killed kits left behind: `conform-<pid>-*` directories of this
@@ -185,6 +290,8 @@ fn alive(pid: i32) -> bool {
 
 impl Drop for Scratch {
     fn drop(&mut self) {
+        // Its removals first: nothing may write under the directory once it goes.
+        self.janitor.stop();
         let dir = self
             .dir
             .get_mut()
@@ -226,6 +333,19 @@ mod tests {
         assert!(parent.exists(), "a clone still holds it");
         drop(clone);
         assert!(!parent.exists(), "removed with the last clone");
+    }
+
+    #[test]
+    fn sandboxes_go_on_a_tmpfs_when_the_machine_has_a_roomy_one() {
+        let root = root();
+        assert!(root.dir.is_dir(), "{root:?}");
+        assert_eq!(root.tmpfs, is_roomy_tmpfs(&root.dir), "{root:?}");
+        if is_roomy_tmpfs(Path::new("/dev/shm")) && writable(Path::new("/dev/shm")) {
+            assert!(root.tmpfs, "{root:?}");
+        }
+        let scratch = Scratch::default();
+        let run = scratch.run_dir().expect("scratch");
+        assert!(run.starts_with(&root.dir), "{run:?} under {root:?}");
     }
 
     #[test]

@@ -349,10 +349,6 @@ fn resets_signal_dispositions_and_mask_in_the_child_in_its_own_process() {
         ]
     };
     pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&blocked), None).expect("block SIGUSR2");
-    assert!(
-        !super::spawn::signals_already_default(),
-        "an ignored SIGINT and a blocked SIGUSR2 need the reset in the child"
-    );
 
     let (record, _) = run(&spec("signal_state.sh"));
 
@@ -365,48 +361,19 @@ fn resets_signal_dispositions_and_mask_in_the_child_in_its_own_process() {
 
     assert_eq!(record.exit, Exit::Code(0));
     assert_eq!(
-        text(&record.stdout.bytes),
-        "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n"
+        signal_masks(&record),
+        (0, 0),
+        "{}",
+        text(&record.stdout.bytes)
     );
 }
 
-/// A kit whose dispositions are already the defaults spawns without the reset
-/// hook (std's posix_spawn, no fork), and the tool still starts clean: the Rust
-/// runtime's ignored SIGPIPE is reset by std itself.
-#[cfg(target_os = "linux")]
-#[test]
-fn a_kit_with_default_signals_spawns_without_the_reset_and_the_child_is_clean() {
-    in_own_process(
-        "a_kit_with_default_signals_spawns_clean_in_its_own_process",
-        &[],
-    );
-}
-
-#[cfg(target_os = "linux")]
-#[test]
-#[ignore = "run in a process of its own by a_kit_with_default_signals_spawns_without_the_reset_and_the_child_is_clean"]
-fn a_kit_with_default_signals_spawns_clean_in_its_own_process() {
-    use nix::sys::signal::{signal, SigHandler, Signal};
-
-    if !own_process(
-        "a_kit_with_default_signals_spawns_clean_in_its_own_process",
-        &[],
-    ) {
-        return;
-    }
-
-    // Whatever this process inherited (cargo ignores signal 32), then SIGPIPE
-    // ignored as the Rust runtime leaves it. This test runs alone in its process.
-    super::spawn::reset_signals().expect("defaults");
-    // SAFETY: installs SIG_IGN, no handler code.
-    unsafe { signal(Signal::SIGPIPE, SigHandler::SigIgn) }.expect("ignore SIGPIPE");
-    if cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {
-        assert!(super::spawn::signals_already_default());
-    }
-
-    let (record, _) = run(&spec("signal_state.sh"));
-
-    assert_eq!(record.exit, Exit::Code(0));
+/// The tool's blocked and ignored signal masks, less glibc's own two: its
+/// posix_spawn ignores signals 32 and 33 in every child it starts (they are
+/// reserved to libc, SIGRTMIN is 34 there, and a program installs its own handlers
+/// for them when it needs them); every other signal must be at its default.
+fn signal_masks(record: &RunRecord) -> (u64, u64) {
+    const GLIBC_INTERNAL: u64 = (1 << 31) | (1 << 32);
     let state = text(&record.stdout.bytes);
     let mask = |field: &str| {
         state
@@ -415,12 +382,7 @@ fn a_kit_with_default_signals_spawns_clean_in_its_own_process() {
             .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
             .unwrap_or_else(|| panic!("no {field} in {state:?}"))
     };
-    assert_eq!(mask("SigBlk:"), 0, "{state}");
-    // glibc's posix_spawn ignores its own two signals (32 and 33) in every child
-    // it starts, and installs its handlers for them when it needs them; every
-    // other signal, SIGPIPE included, is at its default.
-    const GLIBC_INTERNAL: u64 = (1 << 31) | (1 << 32);
-    assert_eq!(mask("SigIgn:") & !GLIBC_INTERNAL, 0, "{state}");
+    (mask("SigBlk:"), mask("SigIgn:") & !GLIBC_INTERNAL)
 }
 
 #[test]
@@ -1142,7 +1104,9 @@ fn a_black_hole_run_sends_every_proxy_variable_to_one_local_port_and_counts_conn
     // port and leaves without waiting for an answer (none ever comes).
     let client = "import os, socket\n\
         port = int(os.environ['HTTPS_PROXY'].rsplit(':', 1)[1])\n\
-        socket.create_connection(('127.0.0.1', port)).close()\n\
+        s = socket.create_connection(('127.0.0.1', port))\n\
+        s.sendall(b'CONNECT example.com:443 HTTP/1.1\\r\\n\\r\\n')\n\
+        s.close()\n\
         print('connected')\n";
     let mut spec = spec("print_env.sh");
     spec.program = PathBuf::from("/bin/sh");
@@ -1185,6 +1149,13 @@ fn a_black_hole_run_sends_every_proxy_variable_to_one_local_port_and_counts_conn
     );
     assert_eq!(lines.last().map(String::as_str), Some("connected"));
     assert_eq!(record.proxy_connections, Some(1));
+    // What it asked the proxy for is recorded.
+    let asked: Vec<(Option<&str>, Option<u16>)> = record
+        .proxy_requests
+        .iter()
+        .map(|request| (request.host.as_deref(), request.port))
+        .collect();
+    assert_eq!(asked, [(Some("example.com"), Some(443))]);
     assert!(
         record.env_changes.iter().any(|c| c == "-NO_PROXY")
             && record
@@ -1200,4 +1171,119 @@ fn a_black_hole_run_sends_every_proxy_variable_to_one_local_port_and_counts_conn
 fn a_run_without_the_black_hole_has_no_proxy_count() {
     let (record, _) = run(&spec("print_env.sh"));
     assert_eq!(record.proxy_connections, None);
+    assert!(record.proxy_requests.is_empty());
+}
+
+/// `sh -c script` as a run of its own.
+fn shell(script: &str) -> RunSpec {
+    RunSpec {
+        program: PathBuf::from("/bin/sh"),
+        args: vec!["-c".into(), script.into()],
+        ..spec("unused")
+    }
+}
+
+#[test]
+fn a_payload_larger_than_a_pipe_reaches_the_tool_whole_while_its_output_is_drained() {
+    // The tool echoes stdin to stdout: neither side can finish unless the kit
+    // writes stdin and reads stdout at once.
+    let payload = 3 * 65536 + 1;
+    let (record, _) = run(&RunSpec {
+        stdin: StdinMode::Payload(payload),
+        ..shell("cat; echo done >&2")
+    });
+    assert_eq!(record.exit, Exit::Code(0), "{record:?}");
+    assert!(!record.timed_out);
+    assert_eq!(record.stdout.bytes, exec::json_payload(payload));
+    assert_eq!(text(&record.stderr.bytes), "done\n");
+    let object: serde_json::Value =
+        serde_json::from_slice(&record.stdout.bytes).expect("one JSON object");
+    assert!(object.is_object());
+}
+
+#[test]
+fn a_tool_that_reads_none_of_its_payload_ends_the_run_without_a_hang() {
+    let (record, _) = run(&RunSpec {
+        stdin: StdinMode::Payload(1 << 20),
+        ..shell("exec 0<&-; echo closed")
+    });
+    assert_eq!(record.exit, Exit::Code(0), "{record:?}");
+    assert_eq!(text(&record.stdout.bytes), "closed\n");
+}
+
+#[test]
+fn json_payloads_have_exactly_the_size_asked_for() {
+    for len in [0, 1, 2, 5, 13, 14, 15, 4096] {
+        let bytes = exec::json_payload(len);
+        assert_eq!(bytes.len(), len);
+        if len >= 2 {
+            let value: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
+            assert!(value.is_object(), "{len}");
+        }
+    }
+}
+
+#[test]
+fn an_argument_naming_the_sandbox_gets_its_real_path_and_the_record_keeps_the_mark() {
+    let spec = RunSpec {
+        sandbox: Some(exec::Sandbox::isolated()),
+        ..shell("touch \"$1\"; printf %s \"$1\"")
+    };
+    let spec = RunSpec {
+        args: [&spec.args[..], &["sh".into(), "<sandbox>/tmp/made".into()]].concat(),
+        ..spec
+    };
+    let (record, _) = run(&spec);
+    assert_eq!(record.exit, Exit::Code(0), "{record:?}");
+    assert_eq!(
+        record.argv.last().map(String::as_str),
+        Some("<sandbox>/tmp/made")
+    );
+    let written = text(&record.stdout.bytes);
+    assert!(
+        written.starts_with('/') && written.ends_with("/tmp/made"),
+        "{written}"
+    );
+    let report = record.sandbox.expect("a sandbox report");
+    assert_eq!(report.created, ["tmp/made"]);
+}
+
+#[test]
+fn files_left_in_the_sandbox_that_hold_a_needle_are_reported_with_their_mode() {
+    let needle = |name: &str, bytes: &str| exec::Needle {
+        name: name.into(),
+        bytes: bytes.as_bytes().to_vec(),
+    };
+    let spec = RunSpec {
+        sandbox: Some(exec::Sandbox {
+            needles: vec![needle("A", "alpha-secret"), needle("B", "beta-secret")],
+            ..exec::Sandbox::isolated()
+        }),
+        ..shell(
+            "umask 077; printf 'k=xalpha-secretx' > \"$HOME/private\"; \
+             umask 022; printf 'beta-secret' > \"$XDG_CACHE_HOME/open\"; \
+             printf 'nothing' > \"$TMPDIR/plain\"",
+        )
+    };
+    let (record, _) = run(&spec);
+    assert_eq!(record.exit, Exit::Code(0), "{record:?}");
+    let report = record.sandbox.expect("a sandbox report");
+    let holding: Vec<(&str, u32, Vec<&str>)> = report
+        .holding
+        .iter()
+        .map(|file| {
+            (
+                file.path.as_str(),
+                file.mode,
+                file.needles.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        holding,
+        [
+            ("cache/open", 0o644, vec!["B"]),
+            ("home/private", 0o600, vec!["A"])
+        ]
+    );
 }

@@ -12,6 +12,7 @@
 
 mod diagnostics;
 mod help;
+mod hermetic;
 mod manifest;
 mod paths;
 mod render;
@@ -30,6 +31,8 @@ use runner::Runner;
 
 pub(crate) use crate::file::write_atomic;
 pub(crate) use diagnostics::{Failure, Warning};
+pub(crate) use help::Settings as ExploreSettings;
+pub(crate) use hermetic::Hermetic;
 pub(crate) use render::render_profile;
 
 /// The flag no tool has, as `conform run` adds it.
@@ -70,6 +73,45 @@ pub struct Request {
     pub cancel: Cancel,
 }
 
+/// How `conform check` explores: every look and run hermetic, every command a
+/// probe that can be one.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Exploration {
+    /// Variables removed from every run (the credential-looking ones).
+    pub unset: Vec<String>,
+    /// Where each exploration run gets a working directory of its own.
+    pub scratch: std::path::PathBuf,
+    pub settings: ExploreSettings,
+}
+
+/// What exploration found and did with it: the text summary and `meta.inferred`.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub(crate) struct Census {
+    /// Every command found, by its words after the program.
+    pub found: Vec<String>,
+    /// The commands that became probes.
+    pub probed: Vec<String>,
+    /// The commands left out, each with why.
+    #[serde(rename = "left_out")]
+    pub left: Vec<LeftOut>,
+}
+
+impl Census {
+    pub(crate) fn left_out(&mut self, command: &str, reason: impl Into<String>) {
+        self.left.push(LeftOut {
+            command: command.to_string(),
+            reason: reason.into(),
+        });
+    }
+}
+
+/// A command that is not a probe, and why.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub(crate) struct LeftOut {
+    pub command: String,
+    pub reason: String,
+}
+
 /// A generated profile.
 #[derive(Debug, Clone)]
 pub(crate) struct Generated {
@@ -82,6 +124,12 @@ pub(crate) struct Generated {
     pub source: &'static str,
     /// The directory its runs are made from (where it is, or would be, saved).
     pub dir: PathBuf,
+    /// What exploration found, when the profile came from exploring the help.
+    pub census: Option<Census>,
+    /// Whether the help lists subcommands (a manifest always has commands).
+    pub lists_subcommands: bool,
+    /// The manifest's secret and token variables.
+    pub secret_vars: Vec<String>,
 }
 
 /// What init did: the envelope's `data`, the text for a terminal, the warnings.
@@ -190,6 +238,15 @@ pub(crate) fn check_destination(path: &Path, request: &Request) -> Result<bool, 
 
 /// Build and validate the profile without writing anything.
 pub(crate) fn generate(request: &Request) -> Result<Generated, Failure> {
+    generate_with(request, None)
+}
+
+/// As [`generate`], exploring the whole command tree hermetically when `explore`
+/// says how (`conform check`).
+pub(crate) fn generate_with(
+    request: &Request,
+    explore: Option<&Exploration>,
+) -> Result<Generated, Failure> {
     let Some(tool) = request.tool.first() else {
         return Err(Failure::input(
             "USAGE_ERROR",
@@ -229,6 +286,11 @@ pub(crate) fn generate(request: &Request) -> Result<Generated, Failure> {
         request.tool.join(" "),
         Session::new(request.cancel.clone()),
     )?;
+    if let Some(explore) = explore {
+        runner.unset = explore.unset.clone();
+        runner.scratch = Some(explore.scratch.clone());
+        runner.cwd = explore.scratch.clone();
+    }
     let mut doc = Map::new();
     doc.insert("schema_version".into(), json!("1.0"));
     doc.insert("tool".into(), json!(name));
@@ -246,7 +308,7 @@ pub(crate) fn generate(request: &Request) -> Result<Generated, Failure> {
             (manifest::profile_from(&data, &mut runner), "manifest")
         }
         Source::Help => (help::profile_from(&mut runner, &name)?, "help"),
-        Source::Auto => auto(&mut runner, &name)?,
+        Source::Auto => auto(&mut runner, &name, explore)?,
     };
     if request.cancel.is_cancelled() {
         return Err(Failure::new(
@@ -257,6 +319,8 @@ pub(crate) fn generate(request: &Request) -> Result<Generated, Failure> {
         ));
     }
     let mut warnings = body.warnings;
+    let (census, lists_subcommands, secret_vars) =
+        (body.census, body.lists_subcommands, body.secret_vars);
     if let Some(args) = &body.manifest {
         doc.insert("manifest".into(), json!(args));
     }
@@ -272,15 +336,24 @@ pub(crate) fn generate(request: &Request) -> Result<Generated, Failure> {
         warnings,
         source,
         dir,
+        census,
+        lists_subcommands,
+        secret_vars,
     })
 }
 
 /// The manifest's profile when `TOOL manifest` prints one, else the help's.
-fn auto(runner: &mut Runner, name: &str) -> Result<(Body, &'static str), Failure> {
+fn auto(
+    runner: &mut Runner,
+    name: &str,
+    explore: Option<&Exploration>,
+) -> Result<(Body, &'static str), Failure> {
     let args = vec!["manifest".to_string()];
     match runner.find_manifest(&args) {
         Ok(data) => {
             let mut body = manifest::profile_from(&data, runner);
+            body.lists_subcommands = true;
+            body.secret_vars = hermetic::declared_secrets(&data);
             let errors = crate::checks::schemas::manifest_errors(&data);
             if !errors.is_empty() {
                 body.warnings.push(Warning::new(
@@ -296,7 +369,10 @@ fn auto(runner: &mut Runner, name: &str) -> Result<(Body, &'static str), Failure
             Ok((body, "manifest"))
         }
         Err(why) => {
-            let mut body = help::profile_from(runner, name)?;
+            let mut body = match explore {
+                Some(explore) => help::explore(runner, name, &explore.settings)?,
+                None => help::profile_from(runner, name)?,
+            };
             body.warnings.insert(
                 0,
                 Warning::new(
@@ -410,6 +486,10 @@ struct Body {
     argument_order: Option<Value>,
     probes: Vec<Value>,
     warnings: Vec<Warning>,
+    /// What exploration found (`conform check` from the help).
+    census: Option<Census>,
+    lists_subcommands: bool,
+    secret_vars: Vec<String>,
 }
 
 /// One probe as the profile writes it, keys in the format's order.

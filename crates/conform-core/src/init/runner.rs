@@ -20,10 +20,10 @@ use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use serde_json::Value;
 
-use super::tool::{Measured, Tool, Trial};
+use super::tool::{Explored, Measured, Tool, Trial};
 use super::{help, manifest, Failure};
 use crate::exec::{
-    self, BlackHole, Cancel, RunError, RunErrorKind, RunRecord, RunSpec, Sandbox, Session,
+    self, BlackHole, Cancel, Reactor, RunError, RunErrorKind, RunRecord, RunSpec, Sandbox, Session,
     StdinMode, OPENERS,
 };
 
@@ -75,6 +75,12 @@ pub(super) struct Runner {
     pub hole: BlackHole,
     /// `--help` opened a manual page once: ask `-h` first from then on (git).
     pub short_first: Cell<bool>,
+    /// Variables removed from every look and trial (`conform check`: the
+    /// credential-looking ones); empty for `conform init`.
+    pub unset: Vec<String>,
+    /// Where each exploration trial gets a working directory of its own
+    /// (`conform check`); `None`: trials run from `cwd`.
+    pub scratch: Option<PathBuf>,
 }
 
 /// How a run of [`Runner::run`] is made.
@@ -114,10 +120,26 @@ impl Runner {
             session,
             hole,
             short_first: Cell::new(false),
+            unset: Vec::new(),
+            scratch: None,
         })
     }
 
     fn run(&self, argv: &[String], mode: Mode) -> RunRecord {
+        let spec = self.spec(argv, mode, false);
+        // After a Ctrl-C nothing more is started: init is on its way out.
+        if self.session.cancel.is_cancelled() {
+            return interrupted(&spec);
+        }
+        match mode {
+            Mode::AsRun { .. } => exec::run(&spec, &self.session),
+            Mode::Look | Mode::Trial(_) => self.run_watched(&spec),
+        }
+    }
+
+    /// The run of `argv` as `mode` makes it; `own_hole`: with a black hole of its
+    /// own (a run made beside others), else the runner's shared one.
+    fn spec(&self, argv: &[String], mode: Mode, own_hole: bool) -> RunSpec {
         let mut env_set = Vec::new();
         let mut env_remove = Vec::new();
         let (stdin, stream, sandbox) = match mode {
@@ -137,18 +159,23 @@ impl Runner {
                     fresh_dirs: true,
                     sentinel_vars: HELP_SENTINELS,
                     shims: OPENERS,
+                    needles: Vec::new(),
                 };
                 (StdinMode::Closed, false, Some(sandbox))
             }
             Mode::Trial(stdin) => (stdin, false, Some(Sandbox::isolated())),
         };
-        if sandbox.is_some() {
+        let sandboxed = sandbox.is_some();
+        if sandboxed {
             env_set.extend(toolchain_homes());
-            env_set.extend(self.hole.env_set());
-            env_remove.extend(BlackHole::env_remove());
+            if !own_hole {
+                env_set.extend(self.hole.env_set());
+                env_remove.extend(BlackHole::env_remove());
+            }
             env_remove.extend(HEADLESS.iter().map(|name| name.to_string()));
+            env_remove.extend(self.unset.iter().cloned());
         }
-        let spec = RunSpec {
+        RunSpec {
             program: self.program.clone(),
             args: self.args.iter().chain(argv).cloned().collect(),
             cwd: self.cwd.clone(),
@@ -161,22 +188,47 @@ impl Runner {
             trigger: None,
             output: exec::Output::Pipes,
             sandbox,
-            // init holds one black hole for all its runs and watches it itself.
-            network: exec::Network::Inherited,
-        };
-        // After a Ctrl-C nothing more is started: init is on its way out.
-        if self.session.cancel.is_cancelled() {
-            let mut record = RunRecord::new(&spec);
-            record.error = Some(RunError {
-                kind: RunErrorKind::Internal,
-                message: "interrupted before the run started".into(),
-            });
-            return record;
+            // Alone, init holds one black hole for all its runs and watches it
+            // itself; beside others, each run has its own, so that a connection
+            // is blamed only on the run that made it.
+            network: if own_hole && sandboxed {
+                exec::Network::BlackHole
+            } else {
+                exec::Network::Inherited
+            },
         }
-        match mode {
-            Mode::AsRun { .. } => exec::run(&spec, &self.session),
-            Mode::Look | Mode::Trial(_) => self.run_watched(&spec),
+    }
+
+    /// Makes every run of `specs`, as many at once as `conform run` would (a job
+    /// per CPU, held only while the tool uses it); the records in the order of
+    /// `specs`.
+    fn run_all(&self, specs: &[RunSpec]) -> Vec<RunRecord> {
+        let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let mut records: Vec<Option<RunRecord>> = vec![None; specs.len()];
+        let mut reactor = Reactor::new(&self.session);
+        let mut next = 0;
+        let mut left = specs.len();
+        while left > 0 {
+            while next < specs.len() && reactor.busy() < jobs && reactor.in_flight() < MAX_IN_FLIGHT
+            {
+                if self.session.cancel.is_cancelled() {
+                    records[next] = Some(interrupted(&specs[next]));
+                    left -= 1;
+                } else {
+                    reactor.start(next, &specs[next]);
+                }
+                next += 1;
+            }
+            for (index, record) in reactor.wait() {
+                records[index] = Some(record);
+                left -= 1;
+            }
         }
+        records
+            .into_iter()
+            .zip(specs)
+            .map(|(record, spec)| record.unwrap_or_else(|| interrupted(spec)))
+            .collect()
     }
 
     /// Runs `spec`, stopping it the moment anything connects to the black hole: a
@@ -301,80 +353,184 @@ impl Runner {
     /// that ran the command instead (no usage line, the network, the limit) is not
     /// repeated with `-h`.
     fn help_text(&self, args: &[String], program: &str) -> Result<String, String> {
-        let flags = if self.short_first.get() {
+        let mut why = String::new();
+        for flag in self.help_flags() {
+            let argv = with_flag(args, flag);
+            let record = self.run(&argv, Mode::Look);
+            let network = self.hole.take_connections() > 0;
+            match self.read_help(&record, network, &argv, flag, program) {
+                HelpStep::Done(result) => return result,
+                HelpStep::Next(reason) => why = reason,
+            }
+        }
+        Err(why)
+    }
+
+    /// `--help` then `-h`, or `-h` first once `--help` opened a manual page.
+    fn help_flags(&self) -> [&'static str; 2] {
+        if self.short_first.get() {
             ["-h", "--help"]
         } else {
             ["--help", "-h"]
-        };
-        let mut why = String::new();
-        for flag in flags {
-            let argv: Vec<String> = args.iter().cloned().chain([flag.to_string()]).collect();
-            let shown = self.shown(&argv);
-            let record = self.run(&argv, Mode::Look);
-            if let Some(error) = &record.error {
-                return Err(error.message.clone());
-            }
-            if self.hole.take_connections() > 0 {
-                return Err(format!(
-                    "{shown} went for the network (it connected to the proxy conform set), so it ran the command instead of printing help"
-                ));
-            }
-            if record.timed_out {
-                return Err(format!(
-                    "{shown} did not finish within {} s, so it may have run the command",
-                    self.limit.as_secs()
-                ));
-            }
-            // Help on stdout or stderr, whichever reads as help once colour is gone.
-            let outputs = [
-                help::clean(&record.stdout.bytes),
-                help::clean(&record.stderr.bytes),
-            ];
-            let text = outputs
-                .iter()
-                .find(|t| help::looks_like_help(t, program))
-                .or_else(|| outputs.iter().find(|t| !t.trim().is_empty()))
-                .cloned()
-                .unwrap_or_default();
-            // git opens a manual page for `--help`, or fails where `man` is missing:
-            // `-h` prints its usage.
-            let lower = text.to_ascii_lowercase();
-            if help::is_man_page(&text)
-                || lower.contains("man viewer")
-                || lower.contains("manual entry")
-            {
-                self.short_first.set(flag == "--help");
-                why = format!("{shown} opened a manual page");
-                continue;
-            }
-            if help::looks_like_help(&text, program) {
-                return Ok(text);
-            }
-            let flag_refused = record.exit_code() != Some(0)
-                && lower.contains(flag)
-                && [
-                    "unknown",
-                    "unrecognized",
-                    "unexpected",
-                    "invalid",
-                    "no such",
-                ]
-                .iter()
-                .any(|word| lower.contains(word));
-            if flag_refused {
-                why = format!("{shown} refused the flag");
-                continue;
-            }
-            return Err(if record.exit_code() == Some(0) {
-                format!("{shown} printed no usage line, so it may have run the command")
-            } else {
-                format!(
-                    "{shown} exited {} without a usage line, so it may have run the command",
-                    describe_exit(&record)
-                )
-            });
         }
-        Err(why)
+    }
+
+    /// The help of each of `paths`, as [`Runner::help_text`] reads it, the calls
+    /// made at once.
+    pub(super) fn help_texts(
+        &self,
+        paths: &[Vec<String>],
+        program: &str,
+    ) -> Vec<Result<String, String>> {
+        let mut results: Vec<Option<Result<String, String>>> = vec![None; paths.len()];
+        let mut whys = vec![String::new(); paths.len()];
+        for round in 0..2 {
+            let flags = self.help_flags();
+            let pending: Vec<usize> = (0..paths.len()).filter(|&i| results[i].is_none()).collect();
+            let argvs: Vec<Vec<String>> = pending
+                .iter()
+                .map(|&i| with_flag(&paths[i], flags[round]))
+                .collect();
+            let specs: Vec<RunSpec> = argvs
+                .iter()
+                .map(|argv| self.spec(argv, Mode::Look, true))
+                .collect();
+            let records = self.run_all(&specs);
+            for ((&i, argv), record) in pending.iter().zip(&argvs).zip(&records) {
+                let network = record.proxy_connections.unwrap_or(0) > 0;
+                match self.read_help(record, network, argv, flags[round], program) {
+                    HelpStep::Done(result) => results[i] = Some(result),
+                    HelpStep::Next(why) => whys[i] = why,
+                }
+            }
+        }
+        results
+            .into_iter()
+            .zip(whys)
+            .map(|(result, why)| result.unwrap_or(Err(why)))
+            .collect()
+    }
+
+    /// What one help call (`argv`, ending in `flag`) showed: the help, why there is
+    /// none, or why to try the other flag. A call that ran the command instead
+    /// (no usage line, the network, the limit) is not repeated.
+    fn read_help(
+        &self,
+        record: &RunRecord,
+        network: bool,
+        argv: &[String],
+        flag: &str,
+        program: &str,
+    ) -> HelpStep {
+        let shown = self.shown(argv);
+        if let Some(error) = &record.error {
+            return HelpStep::Done(Err(error.message.clone()));
+        }
+        if network {
+            return HelpStep::Done(Err(format!(
+                "{shown} went for the network (it connected to the proxy conform set), so it ran the command instead of printing help"
+            )));
+        }
+        if record.timed_out {
+            return HelpStep::Done(Err(format!(
+                "{shown} did not finish within {} s, so it may have run the command",
+                self.limit.as_secs()
+            )));
+        }
+        // Help on stdout or stderr, whichever reads as help once colour is gone.
+        let outputs = [
+            help::clean(&record.stdout.bytes),
+            help::clean(&record.stderr.bytes),
+        ];
+        let text = outputs
+            .iter()
+            .find(|t| help::looks_like_help(t, program))
+            .or_else(|| outputs.iter().find(|t| !t.trim().is_empty()))
+            .cloned()
+            .unwrap_or_default();
+        // git opens a manual page for `--help`, or fails where `man` is missing:
+        // `-h` prints its usage.
+        let lower = text.to_ascii_lowercase();
+        if help::is_man_page(&text)
+            || lower.contains("man viewer")
+            || lower.contains("manual entry")
+        {
+            self.short_first.set(flag == "--help");
+            return HelpStep::Next(format!("{shown} opened a manual page"));
+        }
+        if help::looks_like_help(&text, program) {
+            return HelpStep::Done(Ok(text));
+        }
+        let flag_refused = record.exit_code() != Some(0)
+            && lower.contains(flag)
+            && [
+                "unknown",
+                "unrecognized",
+                "unexpected",
+                "invalid",
+                "no such",
+            ]
+            .iter()
+            .any(|word| lower.contains(word));
+        if flag_refused {
+            return HelpStep::Next(format!("{shown} refused the flag"));
+        }
+        HelpStep::Done(Err(if record.exit_code() == Some(0) {
+            format!("{shown} printed no usage line, so it may have run the command")
+        } else {
+            format!(
+                "{shown} exited {} without a usage line, so it may have run the command",
+                describe_exit(record)
+            )
+        }))
+    }
+
+    /// One exploration run of each of `argvs` (stdin closed, isolated, a black
+    /// hole and a working directory of its own), made at once: how it ended and
+    /// what it left behind.
+    pub(super) fn explore_all(&self, argvs: &[Vec<String>]) -> Vec<Explored> {
+        let mut specs = Vec::with_capacity(argvs.len());
+        let mut dirs = Vec::with_capacity(argvs.len());
+        for (index, argv) in argvs.iter().enumerate() {
+            let mut spec = self.spec(argv, Mode::Trial(StdinMode::Closed), true);
+            let dir = self
+                .scratch
+                .as_ref()
+                .map(|root| root.join(format!("trial-{index}")));
+            if let Some(dir) = &dir {
+                if std::fs::create_dir_all(dir).is_ok() {
+                    spec.cwd = dir.clone();
+                }
+            }
+            specs.push(spec);
+            dirs.push(dir);
+        }
+        let records = self.run_all(&specs);
+        records
+            .iter()
+            .zip(&dirs)
+            .map(|(record, dir)| {
+                let mut wrote: Vec<String> = record
+                    .sandbox
+                    .iter()
+                    .flat_map(|report| &report.created)
+                    .filter(|path| KEPT_STATE.iter().any(|dir| path.starts_with(dir)))
+                    .cloned()
+                    .collect();
+                if let Some(dir) = dir {
+                    let mut left = Vec::new();
+                    list_tree(dir, dir, &mut left);
+                    wrote.extend(left.into_iter().map(|path| format!("cwd/{path}")));
+                }
+                Explored {
+                    error: record.error.as_ref().map(|e| e.message.clone()),
+                    finished: !record.timed_out,
+                    exit_code: record.exit_code(),
+                    network: record.proxy_connections.unwrap_or(0) > 0,
+                    wrote,
+                }
+            })
+            .collect()
     }
 
     fn trial(&self, argv: &[String]) -> Trial {
@@ -395,7 +551,7 @@ impl Runner {
                         "its trial run did not finish within {} s with stdin closed",
                         self.limit.as_secs()
                     ),
-                    StdinMode::Open => format!(
+                    StdinMode::Open | StdinMode::Payload(_) => format!(
                         "its trial run did not finish within {} s with stdin open: it waits for input",
                         self.limit.as_secs()
                     ),
@@ -438,6 +594,18 @@ impl Tool for Runner {
         self.trial(argv)
     }
 
+    fn hermetic(&self) -> bool {
+        self.scratch.is_some()
+    }
+
+    fn helps(&mut self, paths: &[Vec<String>], program: &str) -> Vec<Result<String, String>> {
+        self.help_texts(paths, program)
+    }
+
+    fn explore(&mut self, argvs: &[Vec<String>]) -> Vec<Explored> {
+        self.explore_all(argvs)
+    }
+
     fn measure(&mut self, argv: &[String]) -> Measured {
         let record = self.run(argv, Mode::AsRun { stream: true });
         if record.error.is_some() {
@@ -450,6 +618,68 @@ impl Tool for Runner {
             Measured::Finished { lines }
         }
     }
+}
+
+/// What a help call showed.
+enum HelpStep {
+    Done(Result<String, String>),
+    /// No help with this flag, for this reason: try the other.
+    Next(String),
+}
+
+/// `args` then `flag`.
+fn with_flag(args: &[String], flag: &str) -> Vec<String> {
+    args.iter().cloned().chain([flag.to_string()]).collect()
+}
+
+/// The sandbox directories whose new files are state a command kept (HOME and
+/// the XDG config and data homes), as the sandbox report names them; caches, logs
+/// and temporary files are not.
+const KEPT_STATE: &[&str] = &["home/", "config/", "data/"];
+
+/// Entries a run left in its working directory that are listed.
+const LEFT_SHOWN: usize = 20;
+
+/// Every entry under `dir`, relative to `root` (directories with a trailing
+/// slash), sorted, without following symlinks; at most [`LEFT_SHOWN`].
+fn list_tree(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        if out.len() >= LEFT_SHOWN {
+            return;
+        }
+        let path = entry.path();
+        let relative = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir {
+            out.push(format!("{relative}/"));
+            list_tree(root, &path, out);
+        } else {
+            out.push(relative);
+        }
+    }
+}
+
+/// The most runs [`Runner::run_all`] has started and not handed out: each holds a
+/// listener and pipes.
+const MAX_IN_FLIGHT: usize = 64;
+
+/// The record of a run not started because the user cancelled.
+fn interrupted(spec: &RunSpec) -> RunRecord {
+    let mut record = RunRecord::new(spec);
+    record.error = Some(RunError {
+        kind: RunErrorKind::Internal,
+        message: "interrupted before the run started".into(),
+    });
+    record
 }
 
 /// Stops a watched run (`stop`) when something connects to `hole` or the user

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::kind::RunKind;
 use super::{Records, RunIndex};
+use crate::canary;
 use crate::exec::{RunRecord, RunSpec};
 use crate::manifest;
 
@@ -22,8 +23,12 @@ pub(crate) struct Derived {
     pub baseline: RunIndex,
     /// The manifest run, when the profile has one.
     pub manifest: Option<RunIndex>,
-    /// Another run of the same probe this one follows up.
+    /// Another run of the same probe this one follows up (or, for a debug run,
+    /// the `--help` run that lists its flag).
     pub earlier: Option<RunIndex>,
+    /// The argv of every probe of the profile, for a run shaped by all their
+    /// commands (the canary runs); empty otherwise.
+    pub others: Vec<Vec<String>>,
     /// Completes the planned spec; `false`: the run is not needed.
     pub make: Make,
 }
@@ -39,6 +44,7 @@ pub(crate) struct Given<'r> {
     /// The manifest run's `data`, read leniently (validity is `manifest_valid`'s).
     pub manifest: Option<&'r Value>,
     pub earlier: Option<&'r RunRecord>,
+    pub others: &'r [Vec<String>],
 }
 
 impl Derived {
@@ -55,6 +61,7 @@ impl Derived {
             baseline,
             manifest,
             earlier: None,
+            others: Vec::new(),
             make,
         }
     }
@@ -74,6 +81,7 @@ impl Derived {
             baseline: record(Some(self.baseline)),
             manifest: self.manifest.and(manifest),
             earlier: record(self.earlier),
+            others: &self.others,
         };
         let mut spec = planned.clone();
         (self.make)(&mut spec, &given).then_some(spec)
@@ -91,6 +99,8 @@ pub(crate) fn make_for(kind: RunKind) -> Option<Make> {
         RunKind::TimeoutBlackHole => timeout,
         RunKind::GenericEnv => generic_env,
         RunKind::GenericEnvEach => generic_env_each,
+        RunKind::Canary => canary,
+        RunKind::DebugCanary => debug_canary,
         _ => return None,
     })
 }
@@ -273,6 +283,122 @@ fn generic_env_each(spec: &mut RunSpec, given: &Given<'_>) -> bool {
             .any(|c| c.starts_with(&format!("{name}=")))
     };
     spec.env_set.iter().all(|(name, _)| set_in_all(name))
+}
+
+/// The canaries of the manifest's secret and token variables added to those the
+/// planner set (every prefix's `_TOKEN`, `_API_KEY`, `_SECRET`, and `API_KEY` and
+/// `TOKEN`), for every probe's command, and the sandbox told to look for each.
+fn canary(spec: &mut RunSpec, given: &Given<'_>) -> bool {
+    if let Some(manifest) = given.manifest {
+        let mut names = manifest::secret_names(manifest, None);
+        for argv in given.others.iter().map(Vec::as_slice).chain([given.argv]) {
+            let command = manifest::command_for(manifest, argv).map(|(_, entry)| entry);
+            names.extend(manifest::secret_names(manifest, command));
+        }
+        for name in names {
+            if !spec.env_set.iter().any(|(set, _)| *set == name) {
+                let value = canary::value_for(&name);
+                spec.env_set.push((name, value));
+            }
+        }
+    }
+    let planted: Vec<(String, String)> = spec
+        .env_set
+        .iter()
+        .filter(|(_, value)| canary::is_canary(value))
+        .cloned()
+        .collect();
+    if let Some(sandbox) = spec.sandbox.as_mut() {
+        sandbox.needles = canary::needles(&planted);
+    }
+    true
+}
+
+/// The debug flags a debug run may add, where the tool lists them.
+pub(crate) const DEBUG_FLAGS: [&str; 2] = ["--verbose", "--debug"];
+
+/// A canary run with its debug switch; a flag only where the manifest (the root's
+/// or the command's flags) or `--help` (the `earlier` run) lists it.
+fn debug_canary(spec: &mut RunSpec, given: &Given<'_>) -> bool {
+    canary(spec, given);
+    let Some(flag) = spec
+        .args
+        .last()
+        .filter(|arg| DEBUG_FLAGS.contains(&arg.as_str()))
+    else {
+        return true;
+    };
+    let name = flag.trim_start_matches('-');
+    let in_manifest = given.manifest.is_some_and(|manifest| {
+        manifest
+            .get("flags")
+            .and_then(|flags| flags.get(name))
+            .is_some()
+            || manifest::command_for(manifest, given.argv)
+                .is_some_and(|(_, command)| manifest::local_flag(command, name).is_some())
+    });
+    let in_help = given.earlier.is_some_and(|help| {
+        lists_flag(&help.stdout.bytes, flag) || lists_flag(&help.stderr.bytes, flag)
+    });
+    in_manifest || in_help
+}
+
+/// Whether help text names `flag` as a word of its own (`--verbose`, not
+/// `--verbose-http`).
+fn lists_flag(text: &[u8], flag: &str) -> bool {
+    let flag = flag.as_bytes();
+    text.windows(flag.len()).enumerate().any(|(at, window)| {
+        let word_char = |b: &u8| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_';
+        window == flag
+            && (at == 0 || !text.get(at - 1).is_some_and(word_char))
+            && !text.get(at + flag.len()).is_some_and(word_char)
+    })
+}
+
+/// How many manifest commands declaring a stdin cap get payload runs: the plan is
+/// made before the manifest is read, so it holds this many slots.
+pub(crate) const PAYLOAD_SLOTS: usize = 4;
+
+/// The payload runs' completions, one pair (over the cap, half of it) per slot.
+pub(crate) const PAYLOAD_MAKES: [(Make, Make); PAYLOAD_SLOTS] = [
+    (payload::<0, true>, payload::<0, false>),
+    (payload::<1, true>, payload::<1, false>),
+    (payload::<2, true>, payload::<2, false>),
+    (payload::<3, true>, payload::<3, false>),
+];
+
+/// The safe manifest commands with a stdin `max_bytes`, in manifest order: their
+/// key and cap. Only safe commands are run: the profile does not probe them.
+pub(crate) fn capped_stdin_commands(manifest: &Value) -> Vec<(String, u64)> {
+    manifest
+        .get("commands")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(_, command)| command.get("danger_level").and_then(Value::as_str) == Some("safe"))
+        .filter_map(|(key, command)| {
+            let cap = command.get("stdin")?.get("max_bytes")?.as_u64()?;
+            Some((key.clone(), cap))
+        })
+        .collect()
+}
+
+/// The `SLOT`th capped command (see [`capped_stdin_commands`]) run with one byte
+/// over its cap (`OVER`) or half of it on stdin; no run without it.
+fn payload<const SLOT: usize, const OVER: bool>(spec: &mut RunSpec, given: &Given<'_>) -> bool {
+    let Some((key, cap)) = given
+        .manifest
+        .and_then(|manifest| capped_stdin_commands(manifest).into_iter().nth(SLOT))
+    else {
+        return false;
+    };
+    let len = if OVER { cap.saturating_add(1) } else { cap / 2 };
+    let Ok(len) = usize::try_from(len) else {
+        return false;
+    };
+    spec.args.extend(key.split('.').map(str::to_string));
+    spec.stdin = crate::exec::StdinMode::Payload(len);
+    true
 }
 
 /// `flag value` in `args`: an occurrence's value replaced (`--flag v`,

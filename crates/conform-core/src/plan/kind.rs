@@ -3,7 +3,7 @@
 //! A run made from a probe with nothing but its environment, stdin, output or
 //! sandbox changed is one [`Shape`] value here, with no planner code of its own.
 
-use crate::exec::{Network, Output, Sandbox, StdinMode};
+use crate::exec::{Network, Output, Sandbox, StdinMode, OPENERS, SENTINEL_VARS};
 use crate::profile::ProbeKind;
 
 /// A kind of run.
@@ -79,11 +79,32 @@ pub(crate) enum RunKind {
     /// Each of those variables alone, made only when the run with all of them
     /// differed from the baseline, to name the culprits (derived).
     GenericEnvEach,
+    /// Each read probe with every proxy variable at a black hole that records what
+    /// each connection asks for.
+    BlackHole,
+    /// Each read probe in a fresh sandbox (installer sentinels on `PATH`), with
+    /// `CI=true` and every proxy variable at a black hole.
+    SelfUpdate,
+    /// Each read and invalid probe in a fresh sandbox with a canary secret in every
+    /// secret-like variable (derived: the manifest names some).
+    Canary,
+    /// The read probes' canary runs, once per debug switch: `DEBUG=1`,
+    /// `LOG_LEVEL=debug`, `PREFIX_DEBUG=1`, and `--verbose` and `--debug` where the
+    /// manifest or `--help` lists them (derived).
+    DebugCanary,
+    /// `C V` for each value V with shell metacharacters ([`METACHARACTERS`]), each
+    /// in a fresh sandbox.
+    Metachar,
+    /// Each safe manifest command that declares a stdin `max_bytes`, given one
+    /// byte more than that on stdin (derived).
+    PayloadOver,
+    /// The same given half of it, stdout drained meanwhile (derived).
+    PayloadHalf,
 }
 
 impl RunKind {
     /// Every kind: the planner must make each (a test holds it to that).
-    pub(crate) const ALL: [RunKind; 30] = [
+    pub(crate) const ALL: [RunKind; 37] = [
         RunKind::Closed,
         RunKind::Open,
         RunKind::NoColor,
@@ -114,9 +135,35 @@ impl RunKind {
         RunKind::TimeoutBlackHole,
         RunKind::GenericEnv,
         RunKind::GenericEnvEach,
+        RunKind::BlackHole,
+        RunKind::SelfUpdate,
+        RunKind::Canary,
+        RunKind::DebugCanary,
+        RunKind::Metachar,
+        RunKind::PayloadOver,
+        RunKind::PayloadHalf,
     ];
 
     /// Whether its output is on pipes (every kind but the terminal runs).
+    /// Whether this kind's check compares the run's data with its baseline's. A
+    /// baseline cut at the capture cap has no data to compare (`json_envelope`
+    /// fails it for the cap), so the pool does not make these runs from it; the
+    /// runs that judge time, exit codes or bytes are still made.
+    pub(crate) const fn compares_data(self) -> bool {
+        matches!(
+            self,
+            RunKind::Locale
+                | RunKind::CiTerminal
+                | RunKind::Narrow
+                | RunKind::SizeCap
+                | RunKind::GenericEnv
+                | RunKind::GenericEnvEach
+                | RunKind::PageLimit
+                | RunKind::PageNext
+                | RunKind::PageBadCursor
+        )
+    }
+
     pub(crate) const fn on_pipes(self) -> bool {
         !matches!(
             self,
@@ -125,8 +172,8 @@ impl RunKind {
     }
 
     /// Every kind whose output is on pipes: for checks that judge every such run.
-    pub(crate) const ON_PIPES: [RunKind; 27] = {
-        let mut kinds = [RunKind::Closed; 27];
+    pub(crate) const ON_PIPES: [RunKind; 34] = {
+        let mut kinds = [RunKind::Closed; 34];
         let (mut from, mut to) = (0, 0);
         while from < RunKind::ALL.len() {
             if RunKind::ALL[from].on_pipes() {
@@ -153,14 +200,26 @@ impl RunKind {
             | RunKind::Locale
             | RunKind::CiTerminal
             | RunKind::Narrow
-            | RunKind::SizeCap => &[RunKind::Closed],
+            | RunKind::SizeCap
+            | RunKind::BlackHole
+            | RunKind::SelfUpdate => &[RunKind::Closed],
             RunKind::Headless
+            | RunKind::Canary
             | RunKind::PageLimit
             | RunKind::PageNext
             | RunKind::PageBadCursor
             | RunKind::TimeoutBlackHole
             | RunKind::GenericEnv => &[RunKind::Closed, RunKind::Manifest],
             RunKind::GenericEnvEach => &[RunKind::Closed, RunKind::Manifest, RunKind::GenericEnv],
+            // A flag switch is made only where `--help` or the manifest lists it;
+            // a rejected switch is told by the plain canary run.
+            RunKind::DebugCanary => &[
+                RunKind::Closed,
+                RunKind::Manifest,
+                RunKind::Help,
+                RunKind::Canary,
+            ],
+            RunKind::PayloadOver | RunKind::PayloadHalf => &[RunKind::Manifest],
             _ => &[],
         }
     }
@@ -211,7 +270,7 @@ impl RunKind {
                 // The terminal is held open and never written: stdin "open".
                 stdin: StdinMode::Open,
                 output: TERMINAL,
-                sandbox: Some(Sandbox::pagers),
+                sandbox: Some(terminal_sandbox),
                 ..BASE
             },
             RunKind::CiTerminal => Shape {
@@ -219,6 +278,7 @@ impl RunKind {
                 label: Some("CI=true, stdout on an 80x24 terminal"),
                 env_set: &[("CI", "true")],
                 output: CI_TERMINAL,
+                sandbox: Some(terminal_sandbox),
                 ..BASE
             },
             RunKind::Narrow => Shape {
@@ -270,6 +330,28 @@ impl RunKind {
                 env_set: &super::derive::GENERIC_ENV,
                 ..BASE
             },
+            RunKind::BlackHole => Shape {
+                applies_to: &[ProbeKind::Read],
+                label: Some("proxies at a black hole"),
+                network: Network::BlackHole,
+                ..BASE
+            },
+            RunKind::SelfUpdate => Shape {
+                applies_to: &[ProbeKind::Read],
+                label: Some("isolated, CI=true, proxies at a black hole"),
+                env_set: &[("CI", "true")],
+                env_remove: &DISPLAY_VARS,
+                sandbox: Some(Sandbox::isolated),
+                network: Network::BlackHole,
+                ..BASE
+            },
+            RunKind::Canary => Shape {
+                applies_to: &[ProbeKind::Read, ProbeKind::Invalid],
+                label: Some("canary secrets set, isolated"),
+                env_remove: &DISPLAY_VARS,
+                sandbox: Some(Sandbox::isolated),
+                ..BASE
+            },
             _ => return None,
         })
     }
@@ -295,6 +377,38 @@ pub(crate) struct Shape {
     pub output: Output,
     pub sandbox: Option<fn() -> Sandbox>,
     pub network: Network,
+}
+
+/// Pagers a tool may start by name, without reading `$PAGER` (cargo-nextest runs
+/// `less`): on a terminal run the sentinel answers to each, first on `PATH`.
+pub(crate) const PAGER_PROGRAMS: [&str; 4] = ["less", "more", "most", "pg"];
+
+/// What the sentinel stands in for on a terminal run: the openers and the pagers.
+const TERMINAL_SHIMS: [&str; OPENERS.len() + PAGER_PROGRAMS.len()] = {
+    let mut all = [""; OPENERS.len() + PAGER_PROGRAMS.len()];
+    let mut i = 0;
+    while i < all.len() {
+        all[i] = if i < OPENERS.len() {
+            OPENERS[i]
+        } else {
+            PAGER_PROGRAMS[i - OPENERS.len()]
+        };
+        i += 1;
+    }
+    all
+};
+
+/// Every terminal run's sandbox: in the tool's usual directories (what a terminal
+/// changes is judged, not a fresh HOME), but with the sentinel in place of every
+/// pager, editor and browser, so that no real pager starts on the terminal and
+/// writes into the user's HOME (`less` keeps `~/.lesshst`).
+pub(crate) fn terminal_sandbox() -> Sandbox {
+    Sandbox {
+        sentinel_vars: SENTINEL_VARS,
+        shims: &TERMINAL_SHIMS,
+        // No fresh directories, as for the pagers alone.
+        ..Sandbox::pagers()
+    }
 }
 
 /// The size of the terminal run's pseudo-terminal.
@@ -418,6 +532,8 @@ pub(crate) enum OrderRun {
     PositionalOnly,
     /// `C P'`, P' the positional made up as [`HALLUCINATED`] says.
     Hallucinated(usize),
+    /// `C V`, V the metacharacter value of this index.
+    Metachar(usize),
 }
 
 /// The made-up forms of a resource id an agent might pass (REQ-F-045): before and
@@ -430,6 +546,30 @@ pub(crate) const HALLUCINATED: [(&str, &str); 5] = [
     ("", "#frag"),
 ];
 
+/// The values `shell_metachar_inert` passes, each with `{F}` for the absolute path
+/// of the file a shell would create: `conform-injected-<n>` (n from 1) in the run's
+/// TMPDIR.
+pub(crate) const METACHARACTERS: [&str; 7] = [
+    "$(touch {F})",
+    "`touch {F}`",
+    ";touch {F}",
+    "|touch {F}",
+    "&&touch {F}",
+    ";touch$IFS{F}",
+    "a\ntouch {F}",
+];
+
+/// What every file a metacharacter value would create is called, before its number.
+pub(crate) const INJECTED: &str = "conform-injected-";
+
+/// The `index`th metacharacter value, naming its file in the sandbox's TMPDIR (the
+/// executor puts the real path in for the mark).
+pub(crate) fn metachar_value(index: usize) -> Option<String> {
+    let value = METACHARACTERS.get(index)?;
+    let file = format!("{}tmp/{INJECTED}{}", crate::exec::SANDBOX_MARK, index + 1);
+    Some(value.replace("{F}", &file))
+}
+
 impl OrderRun {
     pub(crate) fn describe(self) -> &'static str {
         match self {
@@ -439,6 +579,7 @@ impl OrderRun {
             OrderRun::LocalBeforePositional => "local option before the positional",
             OrderRun::PositionalOnly => "positional without the local option",
             OrderRun::Hallucinated(_) => "made-up positional",
+            OrderRun::Metachar(_) => "shell metacharacters",
         }
     }
 }

@@ -12,6 +12,7 @@
 //! `order.rs`.
 
 mod derive;
+mod injection;
 mod kind;
 mod order;
 mod probe;
@@ -23,11 +24,12 @@ use crate::exec::{Output, RunSpec, StdinMode};
 use crate::profile::{LoadedProfile, ProbeKind};
 
 pub(crate) use derive::{
-    duration_of, prefixes, timeout_value, Derived, BAD_CURSOR, GENERIC_ENV, SIZE_CAP_FROM,
-    TIMEOUT_SLACK,
+    capped_stdin_commands, duration_of, prefixes, timeout_value, Derived, BAD_CURSOR, GENERIC_ENV,
+    SIZE_CAP_FROM, TIMEOUT_SLACK,
 };
 pub(crate) use kind::{
-    KitRun, OrderRun, Placement, RunKind, RunRole, Subject, GERMAN_LOCALE, HALLUCINATED,
+    KitRun, OrderRun, Placement, RunKind, RunRole, Subject, GERMAN_LOCALE, HALLUCINATED, INJECTED,
+    METACHARACTERS, PAGER_PROGRAMS,
 };
 pub(crate) use probe::UNKNOWN_FLAG;
 
@@ -93,10 +95,11 @@ pub(crate) fn plan(loaded: &LoadedProfile, kinds: &BTreeSet<RunKind>, options: R
         }
     }
     planner.unknown(&needs);
+    let mut help_run = None;
     if needs.contains(&RunKind::Help) {
         let spec = planner.spec(vec!["--help".into()]);
         let role = RunRole::command(RunKind::Help);
-        planner.add("--help".into(), role, spec, vec![], None);
+        help_run = Some(planner.add("--help".into(), role, spec, vec![], None));
     }
     let mut manifest_run = None;
     if let (true, Some(manifest)) = (needs.contains(&RunKind::Manifest), &loaded.profile.manifest) {
@@ -107,8 +110,27 @@ pub(crate) fn plan(loaded: &LoadedProfile, kinds: &BTreeSet<RunKind>, options: R
     if let Some(order) = &loaded.profile.argument_order {
         planner.argument_order(order, &needs, &destructive_runs);
     }
+    if needs.contains(&RunKind::Metachar) {
+        planner.metacharacters();
+    }
+    if let (true, Some(manifest)) = (
+        needs.contains(&RunKind::PayloadOver) || needs.contains(&RunKind::PayloadHalf),
+        manifest_run,
+    ) {
+        planner.payloads(manifest, &needs);
+    }
+    let earlier = probe::Earlier {
+        manifest: manifest_run,
+        help: help_run,
+        argvs: loaded
+            .profile
+            .probes
+            .iter()
+            .map(|p| p.argv.clone())
+            .collect(),
+    };
     for (index, probe, closed) in closed_runs {
-        planner.derived(index, probe, closed, manifest_run, &needs);
+        planner.derived(index, probe, closed, earlier.clone(), &needs);
     }
     if needs.contains(&RunKind::KitIsolated) {
         for kit in KitRun::ALL {
@@ -293,6 +315,32 @@ mod tests {
                 .into_iter()
                 .any(|check| check.spec().reads.contains(&kind));
             assert!(reads, "no check reads {kind:?}");
+        }
+    }
+
+    #[test]
+    fn every_terminal_run_has_the_pager_editor_and_browser_sentinels() {
+        let p = loaded(PROFILE);
+        let plan = plan(&p, &CheckId::all(), options());
+        let terminal: Vec<&PlannedRun> = plan
+            .runs
+            .iter()
+            .filter(|r| !r.role.kind.on_pipes())
+            .collect();
+        assert_eq!(terminal.len(), 3, "terminal, CI-terminal, narrow terminal");
+        for run in terminal {
+            let sandbox = run.spec.sandbox.as_ref();
+            assert!(
+                sandbox.is_some_and(|s| !s.fresh_dirs
+                    && ["PAGER", "GIT_PAGER", "EDITOR", "BROWSER"]
+                        .iter()
+                        .all(|v| s.sentinel_vars.contains(v))
+                    && ["less", "more", "xdg-open"]
+                        .iter()
+                        .all(|n| s.shims.contains(n))),
+                "{}: {sandbox:?}",
+                run.label
+            );
         }
     }
 

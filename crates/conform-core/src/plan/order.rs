@@ -4,7 +4,8 @@
 use std::collections::BTreeSet;
 
 use super::kind::{
-    OrderRun, Placement, RunKind, RunRole, Subject, HALLUCINATED, NARROW, NARROW_TERMINAL,
+    terminal_sandbox, OrderRun, Placement, RunKind, RunRole, Subject, HALLUCINATED, NARROW,
+    NARROW_TERMINAL,
 };
 use super::{Planner, RunIndex};
 use crate::exec::{RunSpec, StdinMode};
@@ -30,6 +31,7 @@ impl Planner<'_> {
             let spec = RunSpec {
                 env_set: vec![(name.to_string(), value.to_string())],
                 output: NARROW_TERMINAL,
+                sandbox: Some(terminal_sandbox()),
                 ..self.spec(argv)
             };
             let role = RunRole {

@@ -7,6 +7,16 @@ use std::time::Duration;
 use super::derive::{self, Derived};
 use super::kind::{RunKind, RunRole};
 use super::{plural, Planner, RunIndex};
+
+/// The profile-wide runs and facts a probe's derived runs may read.
+#[derive(Debug, Clone)]
+pub(super) struct Earlier {
+    pub manifest: Option<RunIndex>,
+    /// The `--help` run, when planned.
+    pub help: Option<RunIndex>,
+    /// Every probe's argv.
+    pub argvs: Vec<Vec<String>>,
+}
 use crate::exec::{RunSpec, Signal, Trigger, TriggerAction};
 use crate::profile::{Probe, ProbeKind};
 
@@ -17,7 +27,7 @@ pub(crate) const UNKNOWN_FLAG: &str = "--conform-no-such-flag";
 
 /// The kinds made from a read, invalid or destructive probe, in the order they are
 /// planned (and reported): the stdin-closed run first, the others gated on it.
-const PROBE_KINDS: [RunKind; 10] = [
+const PROBE_KINDS: [RunKind; 12] = [
     RunKind::Closed,
     RunKind::Open,
     RunKind::Locale,
@@ -28,11 +38,13 @@ const PROBE_KINDS: [RunKind; 10] = [
     RunKind::Terminal,
     RunKind::CiTerminal,
     RunKind::Narrow,
+    RunKind::BlackHole,
+    RunKind::SelfUpdate,
 ];
 
 /// The kinds derived from a probe's earlier runs and the manifest run, planned
 /// after both (`derive.rs`), in this order.
-const DERIVED_KINDS: [RunKind; 8] = [
+const DERIVED_KINDS: [RunKind; 10] = [
     RunKind::SizeCap,
     RunKind::Headless,
     RunKind::PageLimit,
@@ -41,7 +53,27 @@ const DERIVED_KINDS: [RunKind; 8] = [
     RunKind::TimeoutBlackHole,
     RunKind::GenericEnv,
     RunKind::GenericEnvEach,
+    RunKind::Canary,
+    RunKind::DebugCanary,
 ];
+
+/// The switches of the debug runs, each added to a canary run: variables, or a
+/// flag added last (made only where the tool lists it). `PREFIX_DEBUG` is set
+/// under every prefix of the tool's names.
+const DEBUG_SWITCHES: [DebugSwitch; 5] = [
+    DebugSwitch::Env("DEBUG", "1"),
+    DebugSwitch::Env("LOG_LEVEL", "debug"),
+    DebugSwitch::PerPrefix("DEBUG", "1"),
+    DebugSwitch::Flag(derive::DEBUG_FLAGS[0]),
+    DebugSwitch::Flag(derive::DEBUG_FLAGS[1]),
+];
+
+#[derive(Debug, Clone, Copy)]
+enum DebugSwitch {
+    Env(&'static str, &'static str),
+    PerPrefix(&'static str, &'static str),
+    Flag(&'static str),
+}
 
 /// The derived kinds that read the manifest alone decides: without a manifest
 /// command in the profile they are never made.
@@ -151,9 +183,10 @@ impl Planner<'_> {
         index: usize,
         probe: &Probe,
         closed: RunIndex,
-        manifest: Option<RunIndex>,
+        earlier: Earlier,
         needs: &BTreeSet<RunKind>,
     ) {
+        let manifest = earlier.manifest;
         let mut all_generic = None;
         for kind in DERIVED_KINDS
             .into_iter()
@@ -166,6 +199,9 @@ impl Planner<'_> {
                         self.each_generic(index, probe, closed, manifest, all);
                     }
                 }
+                if kind == RunKind::DebugCanary && probe.kind == ProbeKind::Read {
+                    self.debug_canaries(index, probe, closed, &earlier);
+                }
                 continue;
             };
             if !shape.applies_to.contains(&probe.kind)
@@ -174,13 +210,13 @@ impl Planner<'_> {
                 continue;
             }
             let label = shaped_label(probe, shape.label);
-            let spec = self.shaped(probe.argv.clone(), kind);
-            let run = self.add_derived(
-                label,
-                RunRole::probe(kind, index),
-                spec,
-                Derived::of(&probe.argv, closed, manifest, make),
-            );
+            let mut spec = self.shaped(probe.argv.clone(), kind);
+            let mut derived = Derived::of(&probe.argv, closed, manifest, make);
+            if kind == RunKind::Canary {
+                spec.env_set.extend(self.canary_env());
+                derived.others = earlier.argvs.clone();
+            }
+            let run = self.add_derived(label, RunRole::probe(kind, index), spec, derived);
             if kind == RunKind::GenericEnv {
                 all_generic = Some(run);
             }
@@ -212,6 +248,69 @@ impl Planner<'_> {
                 Derived {
                     earlier: Some(all),
                     ..Derived::of(&probe.argv, closed, manifest, make)
+                },
+            );
+        }
+    }
+
+    /// The canaries every canary run starts with: `PREFIX_TOKEN`, `PREFIX_API_KEY`
+    /// and `PREFIX_SECRET` for every prefix of the tool's names, and the generic
+    /// `API_KEY` and `TOKEN` (the manifest's names are added when it is read).
+    fn canary_env(&self) -> Vec<(String, String)> {
+        let profile = &self.loaded.profile;
+        let mut names: Vec<String> = Vec::new();
+        for prefix in derive::prefixes(&profile.tool, &profile.command) {
+            for suffix in ["TOKEN", "API_KEY", "SECRET"] {
+                names.push(format!("{prefix}_{suffix}"));
+            }
+        }
+        names.extend(["API_KEY".to_string(), "TOKEN".to_string()]);
+        names.dedup();
+        names
+            .into_iter()
+            .map(|name| {
+                let value = crate::canary::value_for(&name);
+                (name, value)
+            })
+            .collect()
+    }
+
+    /// A read probe's canary run once per debug switch, each completed as a canary
+    /// run is; a flag only where `--help` or the manifest lists it.
+    fn debug_canaries(&mut self, index: usize, probe: &Probe, closed: RunIndex, earlier: &Earlier) {
+        let Some(make) = derive::make_for(RunKind::DebugCanary) else {
+            return;
+        };
+        let profile = &self.loaded.profile;
+        let prefixes = derive::prefixes(&profile.tool, &profile.command);
+        for switch in DEBUG_SWITCHES {
+            let mut spec = self.shaped(probe.argv.clone(), RunKind::Canary);
+            spec.env_set.extend(self.canary_env());
+            let change = match switch {
+                DebugSwitch::Env(name, value) => {
+                    spec.env_set.push((name.to_string(), value.to_string()));
+                    format!("{name}={value}")
+                }
+                DebugSwitch::PerPrefix(name, value) => {
+                    for prefix in &prefixes {
+                        spec.env_set
+                            .push((format!("{prefix}_{name}"), value.to_string()));
+                    }
+                    format!("PREFIX_{name}={value}")
+                }
+                DebugSwitch::Flag(flag) => {
+                    spec.args.push(flag.to_string());
+                    flag.to_string()
+                }
+            };
+            self.add_derived(
+                format!("{} (canary secrets set, isolated, {change})", probe.name),
+                RunRole::probe(RunKind::DebugCanary, index),
+                spec,
+                Derived {
+                    earlier: earlier.help,
+                    others: earlier.argvs.clone(),
+                    ..Derived::of(&probe.argv, closed, earlier.manifest, make)
                 },
             );
         }

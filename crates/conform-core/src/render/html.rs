@@ -11,6 +11,7 @@ use std::fmt::Write;
 use super::show::{self, Group};
 use super::{Finished, Sources};
 use crate::checks::{Status, CATALOG};
+use crate::profile::INFERRED_PATH_PREFIX;
 use crate::result::{CheckReport, LevelStatus, ProfileReport};
 
 const STYLE: &str = r#"
@@ -59,7 +60,10 @@ pub(crate) fn to_html(finished: &Finished<'_>) -> String {
     let results = finished.results;
     let mut page = String::with_capacity(64 * 1024);
     let failing = results.iter().filter(|r| r.failed()).count();
-    let noun = if results.iter().any(|r| r.profile.starts_with("inferred:")) {
+    let noun = if results
+        .iter()
+        .any(|r| r.profile.starts_with(INFERRED_PATH_PREFIX))
+    {
         "tools"
     } else {
         "profiles"
@@ -278,7 +282,7 @@ fn level_word(level: LevelStatus) -> (&'static str, &'static str) {
 
 /// A profile path as a row label: its file name, or the tool line of an inferred one.
 fn short_profile(profile: &str) -> String {
-    if profile.starts_with("inferred:") {
+    if profile.starts_with(INFERRED_PATH_PREFIX) {
         return String::new();
     }
     std::path::Path::new(profile)

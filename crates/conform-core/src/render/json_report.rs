@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
+use super::show::causes;
 use crate::checks::{CheckId, CATALOG};
 use crate::envelope::{ExitStatus, RESULT_SCHEMA_VERSION};
 use crate::partition::Partition;
@@ -22,7 +23,7 @@ pub(crate) const SCHEMA: &str = include_str!("../../schemas/json-report.schema.j
 /// Which profile a result is of, and which checks the run selected for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ProfileIdentity {
-    /// The profile file as given (`inferred:TOOL ...` for `conform check`).
+    /// The profile file as given (`check:TOOL ...` for `conform check`).
     pub profile: String,
     pub tool: String,
     /// A hash of the profile as loaded: two runs of the same profile agree on it,
@@ -79,6 +80,9 @@ pub(crate) struct RunIdentity<'a> {
     pub selected: &'a BTreeSet<CheckId>,
     pub partition: Option<Partition>,
     pub profiles: &'a [ProfileIdentity],
+    /// Where the runs' sandboxes were made ([`sandboxes`] for this conform's own
+    /// runs; a merge says what its shards' reports say), or `None` to leave it out.
+    pub sandboxes: Option<Value>,
 }
 
 /// The report of a `conform run` that exits with `status`.
@@ -92,7 +96,7 @@ pub(crate) fn document(
         .partition
         .map(|p| json!({ "shard": p.shard(), "total": p.total() }));
     let profiles: Vec<Value> = run.profiles.iter().map(ProfileIdentity::to_json).collect();
-    json!({
+    let mut document = json!({
         "schema_version": RESULT_SCHEMA_VERSION,
         "conform_version": env!("CARGO_PKG_VERSION"),
         "exit_code": status.code(),
@@ -101,6 +105,47 @@ pub(crate) fn document(
         "selected_checks": names(run.selected),
         "partition": partition,
         "profiles": profiles,
-        "results": results,
+        "results": results.iter().map(with_causes).collect::<Vec<_>>(),
+    });
+    if let (Some(sandboxes), Some(object)) = (&run.sandboxes, document.as_object_mut()) {
+        object.insert("sandboxes".into(), sandboxes.clone());
+    }
+    document
+}
+
+/// A profile's report with its shared causes (`show::causes`): the list under
+/// `causes`, and on each failure whose run is one of them, its `cause` id.
+fn with_causes(result: &ProfileReport) -> Value {
+    let causes = causes::causes(&result.checks);
+    let mut value = serde_json::to_value(result).unwrap_or(Value::Null);
+    let checks = value.get_mut("checks").and_then(Value::as_array_mut);
+    for (report, check) in result.checks.iter().zip(checks.into_iter().flatten()) {
+        let failures = check.get_mut("failures").and_then(Value::as_array_mut);
+        for (failure, entry) in report
+            .check
+            .failures
+            .iter()
+            .zip(failures.into_iter().flatten())
+        {
+            if let (Some(cause), Some(entry)) = (
+                causes::cause_of(&causes, &failure.run),
+                entry.as_object_mut(),
+            ) {
+                entry.insert("cause".into(), json!(cause.id));
+            }
+        }
+    }
+    if let Some(object) = value.as_object_mut() {
+        object.insert("causes".into(), json!(causes));
+    }
+    value
+}
+
+/// Where this conform made its sandboxes: a tmpfs, or a disk filesystem.
+pub(crate) fn sandboxes() -> Value {
+    let root = crate::exec::sandbox_root();
+    json!({
+        "dir": root.dir.display().to_string(),
+        "filesystem": if root.tmpfs { "tmpfs" } else { "other" },
     })
 }

@@ -4,16 +4,22 @@
 //! The document is first validated against its own schema, so what follows reads
 //! values whose shape is known; a check conform does not know is an error, since
 //! the levels and every report are made from this conform's catalog.
+//!
+//! A result's `causes`, and each failure's `cause`, are not read back: they are a
+//! function of the checks' failures, and the JSON report works them out again from
+//! the results it is given, so a merged report gets them over every shard's checks.
 
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
+
+use std::time::Duration;
 
 use serde_json::Value;
 
 use super::json_report::{ProfileIdentity, SCHEMA};
 use crate::checks::evidence::{CpuWaitFacts, HolderFacts, KitKillFacts, RunFacts, TriggerFacts};
 use crate::checks::{CheckId, Evidence, Status};
-use crate::exec::SandboxReport;
+use crate::exec::{HoldingFile, ProxyRequest, SandboxReport, SentinelCall};
 use crate::partition::Partition;
 use crate::result::{verdicts, Check, CheckReport, ProfileReport};
 
@@ -25,6 +31,9 @@ pub(crate) struct ReportFile {
     pub selected: BTreeSet<CheckId>,
     pub partition: Option<Partition>,
     pub profiles: Vec<ProfileIdentity>,
+    /// Where the run made its sandboxes, as the report says (absent in a report
+    /// that does not say).
+    pub sandboxes: Option<Value>,
     pub results: Vec<ProfileReport>,
 }
 
@@ -80,6 +89,7 @@ pub(crate) fn read(document: &Value) -> Result<ReportFile, String> {
         selected,
         partition,
         profiles,
+        sandboxes: document.get("sandboxes").cloned(),
         results,
     })
 }
@@ -175,11 +185,21 @@ fn run_facts(r: &Value) -> RunFacts {
         pipe_held_open: r["pipe_held_open"].as_bool().unwrap_or(false),
         error: opt_text("error"),
         sandbox: r.get("sandbox").map(|s| SandboxReport {
-            // exec/ names the call type to its own tests only, so the calls are not
-            // read back; the failure details that rest on them quote them.
-            sentinel_calls: Vec::new(),
+            sentinel_calls: items(&s["sentinel_calls"])
+                .map(|call| SentinelCall {
+                    name: text(&call["name"]),
+                    argv: strings(&call["argv"]),
+                })
+                .collect(),
             created: strings(&s["created"]),
             created_more: usize::try_from(count(&s["created_more"])).unwrap_or(usize::MAX),
+            holding: items(&s["holding"])
+                .map(|file| HoldingFile {
+                    path: text(&file["path"]),
+                    mode: u32::try_from(count(&file["mode"])).unwrap_or(0),
+                    needles: strings(&file["needles"]),
+                })
+                .collect(),
         }),
         killed_by_kit: r.get("killed_by_kit").map(|k| KitKillFacts {
             at_limit: k["at_limit"].as_bool().unwrap_or(false),
@@ -196,6 +216,14 @@ fn run_facts(r: &Value) -> RunFacts {
         proxy_connections: r["proxy_connections"]
             .as_u64()
             .and_then(|n| usize::try_from(n).ok()),
+        proxy_requests: items(&r["proxy_requests"])
+            .map(|request| ProxyRequest {
+                host: request["host"].as_str().map(String::from),
+                port: request["port"].as_u64().and_then(|n| u16::try_from(n).ok()),
+                path: request["path"].as_str().map(String::from),
+                at: Duration::from_millis(count(&request["at_ms"])),
+            })
+            .collect(),
         cpu_wait: CpuWaitFacts {
             tool_ms: count(&r["cpu_wait"]["tool_ms"]),
             kit_ms: count(&r["cpu_wait"]["kit_ms"]),
@@ -204,6 +232,7 @@ fn run_facts(r: &Value) -> RunFacts {
         first_attempt: r
             .get("first_attempt")
             .map(|first| Box::new(run_facts(first))),
+        starved_again: r["starved_again"].as_bool().unwrap_or(false),
     }
 }
 

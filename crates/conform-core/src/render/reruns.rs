@@ -15,6 +15,14 @@ pub(crate) fn count(results: &[ProfileReport]) -> usize {
     results.iter().map(|r| made_again(r).count()).sum()
 }
 
+/// How many of those were starved again, alone: inconclusive runs.
+pub(crate) fn starved_again(results: &[ProfileReport]) -> usize {
+    results
+        .iter()
+        .map(|r| made_again(r).filter(|run| run.starved_again).count())
+        .sum()
+}
+
 /// One line per run made again: "list (stdin closed): no exit within the limit
 /// (process group killed) after waiting 3.1 s for a CPU with 14 runs in flight;
 /// made again alone: exit 0 in 0.4 s".
@@ -22,8 +30,13 @@ pub(crate) fn lines(result: &ProfileReport) -> Vec<String> {
     made_again(result)
         .filter_map(|run| {
             let first = run.first_attempt.as_deref()?;
+            let verdict = if run.starved_again {
+                "; starved again, so the checks that read it skip: the machine never gave it the CPU it needed"
+            } else {
+                ""
+            };
             Some(format!(
-                "{} (stdin {}): {} after waiting {} for a CPU with {} runs in flight; made again alone: {} in {} (waited {})",
+                "{} (stdin {}): {} after waiting {} for a CPU with {} runs in flight; made again alone: {} in {} (waited {}){verdict}",
                 show::visible(&run.probe),
                 run.stdin,
                 decided(first),

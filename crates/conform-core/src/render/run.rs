@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use serde_json::{json, Map, Value};
 
 use super::reruns;
-use super::show;
+use super::show::{self, causes};
 use super::style::Style;
 use super::Sources;
 use crate::checks::{Status, CATALOG};
@@ -56,6 +56,11 @@ pub(crate) fn to_envelope(results: &[ProfileReport], duration_ms: u64) -> Value 
     meta.insert("extension_checks".into(), json!(extension));
     // Runs whose outcome time decided while the machine starved them, made again.
     meta.insert("reruns".into(), json!(reruns::count(results)));
+    // Of those, the ones starved again: inconclusive, their checks skipped.
+    meta.insert(
+        "starved_again".into(),
+        json!(reruns::starved_again(results)),
+    );
     let error = checks_failed(results);
     envelope_with_meta(status, data, error, duration_ms, meta)
 }
@@ -180,6 +185,39 @@ fn profile_text(out: &mut String, result: &ProfileReport, sources: &Sources, sty
             out.push_str(&format!("       {}\n", style.dim(&show::detail(reason))));
         }
     }
+    // One run failing several checks is shown once, under its cause, with what
+    // each check said of it; the checks' own sections then point there.
+    let causes = causes::causes(&result.checks);
+    for (n, cause) in causes.iter().enumerate() {
+        out.push_str(&format!(
+            "\n  {} one run fails {}: {}\n",
+            style.red(&format!("CAUSE {}", n + 1)),
+            plural(cause.checks.len(), "check"),
+            cause.checks.join(", ")
+        ));
+        for report in result
+            .checks
+            .iter()
+            .filter(|c| cause.checks.contains(&c.check.id))
+        {
+            for failure in &report.check.failures {
+                if causes::cause_of(&causes, &failure.run).is_some_and(|c| c.id == cause.id) {
+                    out.push_str(&format!(
+                        "    {}: {}\n",
+                        style.bold(report.check.id),
+                        show::detail(&failure.detail)
+                    ));
+                }
+            }
+        }
+        let group = show::Group {
+            details: Vec::new(),
+            runs: vec![cause.run],
+        };
+        for line in show::run_lines(&result.profile, &group, sources, style) {
+            out.push_str(&format!("    {line}\n"));
+        }
+    }
     for report in result
         .checks
         .iter()
@@ -192,7 +230,29 @@ fn profile_text(out: &mut String, result: &ProfileReport, sources: &Sources, sty
             style.bold(check.id),
             check.title
         ));
-        for group in show::groups(&check.failures) {
+        let (shared, own): (Vec<_>, Vec<_>) = check
+            .failures
+            .iter()
+            .partition(|failure| causes::cause_of(&causes, &failure.run).is_some());
+        let mut pointed = Vec::new();
+        for failure in shared {
+            if let Some(n) = causes
+                .iter()
+                .position(|cause| causes::cause_of(&causes, &failure.run) == Some(cause))
+                .filter(|n| !pointed.contains(n))
+            {
+                pointed.push(n);
+                let run = &failure.run;
+                out.push_str(&format!(
+                    "    {} {}: see cause {} above\n",
+                    style.bold("▸"),
+                    style.bold(&show::visible(&run.probe)),
+                    n + 1
+                ));
+            }
+        }
+        let own: Vec<_> = own.into_iter().cloned().collect();
+        for group in show::groups(&own) {
             for line in show::group_lines(&result.profile, &group, sources, style) {
                 out.push_str(&format!("    {line}\n"));
             }
@@ -267,6 +327,14 @@ fn summary_text(out: &mut String, results: &[ProfileReport], style: Style) {
         out.push_str(&format!(
             "  {:tool_w$}  {:profile_w$}  {:level_w$}  {:level_w$}  {:level_w$}  {passed:>6}  {failed:>6}  {skipped:>7}\n",
             "total", "", "", "", ""
+        ));
+    }
+    let starved = reruns::starved_again(results);
+    if starved > 0 {
+        out.push_str(&format!(
+            "{} {}: the machine never gave them the CPU they needed, made again alone either; the checks that read them skipped (see \"Made again alone\")\n",
+            style.bold("Starved twice:"),
+            plural(starved, "run"),
         ));
     }
 }

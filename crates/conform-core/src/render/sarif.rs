@@ -246,6 +246,10 @@ fn pascal_case(id: &str) -> String {
 /// The profile path as a URI reference: relative to `cwd` when it lies under it
 /// (what code scanning matches against the repository), else an absolute `file:` URI.
 pub(crate) fn uri(profile: &str, cwd: &Path) -> String {
+    // `conform check` without --save: the tool itself, `check:TOOL`.
+    if let Some(tool) = profile.strip_prefix("check:") {
+        return format!("check:{}", encode(tool));
+    }
     let path = Path::new(profile);
     let relative = if path.is_absolute() {
         path.strip_prefix(cwd).ok()

@@ -520,6 +520,7 @@ fn reports_are_rendered_for_every_format_from_one_finished_run() {
             selected: &selected,
             partition: None,
             profiles: &[],
+            sandboxes: None,
         },
         status: ExitStatus::ChecksFailed,
         duration_ms: 1,
@@ -566,6 +567,7 @@ fn html_of(results: &[ProfileReport], sources: &Sources) -> String {
             selected: &selected,
             partition: None,
             profiles: &[],
+            sandboxes: None,
         },
         status: ExitStatus::ChecksFailed,
         duration_ms: 1,
@@ -658,4 +660,88 @@ fn a_grid_of_fifty_tools_by_every_check_renders_every_cell() {
     // Sticky header and first column keep a large grid readable.
     assert!(html.contains("position: sticky; top: 0"));
     assert!(html.contains("position: sticky; left: 0"));
+}
+
+#[test]
+fn a_json_report_read_back_writes_the_same_report() {
+    use std::time::Duration;
+
+    use crate::exec::{HoldingFile, ProxyRequest, SandboxReport, SentinelCall};
+    use crate::render::json_report::{document, sandboxes, RunIdentity};
+    use crate::render::report_file;
+
+    let mut results = fixed_results();
+    // What the evidence holds besides the fixed results: the black hole's requests,
+    // a second starved attempt, the sentinel's calls and a file holding a needle.
+    let mut run = results[1].checks[2].check.failures[0].run.clone();
+    run.proxy_connections = Some(2);
+    run.proxy_requests = vec![
+        ProxyRequest {
+            host: Some("api.example.com".into()),
+            port: Some(443),
+            path: None,
+            at: Duration::from_millis(7),
+        },
+        ProxyRequest {
+            host: None,
+            port: None,
+            path: None,
+            at: Duration::from_millis(9),
+        },
+    ];
+    run.starved_again = true;
+    run.sandbox = Some(SandboxReport {
+        sentinel_calls: vec![SentinelCall {
+            name: "PAGER".into(),
+            argv: vec!["<sandbox>/tmp/out".into()],
+        }],
+        created: vec!["config/fixturecli/".into()],
+        created_more: 0,
+        holding: vec![HoldingFile {
+            path: "config/fixturecli/token".into(),
+            mode: 0o600,
+            needles: vec!["FIXTURE_TOKEN".into()],
+        }],
+    });
+    results[1].checks[2].check.failures[0].run = run.clone();
+    // The same run failing a second check: a cause the two share.
+    results[1].checks[1].check.failures.push(Evidence {
+        run: run.clone(),
+        detail: "a second check's failure on the same run".into(),
+    });
+    results[1].runs.push(run);
+    let selected = CheckId::all();
+    let written = document(
+        &results,
+        &RunIdentity {
+            selected: &selected,
+            partition: None,
+            profiles: &[],
+            sandboxes: Some(sandboxes()),
+        },
+        ExitStatus::ChecksFailed,
+        1,
+    );
+    let errors = schema_errors(render::json_report::SCHEMA, &written);
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert!(
+        written["results"][1]["causes"]
+            .as_array()
+            .is_some_and(|c| !c.is_empty()),
+        "the run is the cause of two failures: {:#}",
+        written["results"][1]
+    );
+    let read = report_file::read(&written).expect("the report reads back");
+    let again = document(
+        &read.results,
+        &RunIdentity {
+            selected: &read.selected,
+            partition: read.partition,
+            profiles: &read.profiles,
+            sandboxes: read.sandboxes.clone(),
+        },
+        ExitStatus::ChecksFailed,
+        read.duration_ms,
+    );
+    assert_eq!(again, written);
 }

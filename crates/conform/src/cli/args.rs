@@ -165,12 +165,15 @@ pub struct CheckArgs {
     /// Also run the destructive probes the profile infers (without confirmation, expecting a refusal, then with their dry-run flag); without it they are listed as not run.
     #[arg(long)]
     pub allow_destructive: bool,
-    /// Limit for each run of TOOL while the profile is inferred, and the profile's timeout_seconds (1 to 5).
-    #[arg(long, value_name = "SECONDS", default_value_t = command::MAX_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..=command::MAX_TIMEOUT_SECONDS))]
+    /// Limit for each run of TOOL, while the profile is inferred and after, and the profile's timeout_seconds (1 to 120, as a profile accepts).
+    #[arg(long, value_name = "SECONDS", default_value_t = command::MAX_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..=command::MAX_CHECK_TIMEOUT_SECONDS))]
     pub timeout: u64,
     /// Judge several tools in one call: one command line per row of FILE (quoted as a shell quotes words; blank lines and # comments skipped), each with its own inferred profile and result, all in one pool.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["tool", "save"])]
     pub tools: Option<PathBuf>,
+    /// Where the runs' network traffic goes: blackhole (every proxy variable at a listener that never answers; the default) or inherit (the machine's network; commands whose names say they mutate are then left out).
+    #[arg(long, value_name = "WHERE", default_value = "blackhole", value_parser = ["blackhole", "inherit"])]
+    pub network: String,
     #[command(flatten)]
     pub flags: RunFlags,
     /// The tool to judge (a path, or a command on PATH) and its leading arguments.

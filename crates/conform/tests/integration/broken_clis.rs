@@ -114,7 +114,7 @@ fn phrases<'a>(name: &str, check: &str, words: &'a Value) -> Vec<&'a str> {
 
 /// Extension checks that skip when the check or run they build on failed: a valid
 /// manifest, a preview, a read probe's baseline run (the terminal, locale, CI,
-/// narrow, headless and generic-variable runs are not made after it hung), an
+/// narrow, headless, generic-variable and debug runs are not made after it hung), an
 /// envelope to read `meta` from or to compare `data` with.
 fn is_dependent(id: &str) -> bool {
     matches!(
@@ -131,6 +131,8 @@ fn is_dependent(id: &str) -> bool {
             | "headless_auth"
             | "generic_env_ignored"
             | "pagination_contract"
+            | "debug_no_secret_leak"
+            | "stdin_payload_bounded"
     )
 }
 
@@ -167,6 +169,7 @@ broken! {
     help_creates_config => "help-creates-config",
     invalid_writes_cache => "invalid-writes-cache",
     list_pipes_through_pager => "list-pipes-through-pager",
+    list_pipes_through_less => "list-pipes-through-less",
     delete_declared_safe => "delete-declared-safe",
     deletes_unconfirmed => "deletes-unconfirmed",
     dry_run_exits_nonzero => "dry-run-exits-nonzero",
@@ -211,4 +214,11 @@ broken! {
     env_substring_match => "env-substring-match",
     truncates_silently => "truncates-silently",
     timeout_ignored_behind_proxy => "timeout-ignored-behind-proxy",
+    huge_envelope => "huge-envelope",
+    no_default_network_timeout => "no-default-network-timeout",
+    update_notice_in_ci => "update-notice-in-ci",
+    debug_leaks_secrets => "debug-leaks-secrets",
+    error_echoes_token => "error-echoes-token",
+    positional_through_shell => "positional-through-shell",
+    stdin_unbounded => "stdin-unbounded",
 }

@@ -12,6 +12,45 @@ fn democli() -> PathBuf {
     repo_root().join("benchmark/harness/cli/good/democli")
 }
 
+/// What `conform check`'s wider exploration finds in democli that its hand-written
+/// profile does not judge: `releases` goes for the network, and at check's black
+/// hole (which never answers) it waits until the limit. (check, probe) pairs.
+const FOUND_BY_EXPLORATION: &[(&str, &str)] = &[("no_hang_stdin_closed", "releases")];
+
+/// The checks that failed on something other than [`FOUND_BY_EXPLORATION`].
+fn unexpected_failures(check: &crate::support::Conform) -> Vec<String> {
+    check
+        .ids_with("fail")
+        .into_iter()
+        .filter(|id| {
+            let failures = check.check(id)["failures"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            failures.is_empty()
+                || failures.iter().any(|f| {
+                    let probe = f["probe"].as_str().unwrap_or("");
+                    !FOUND_BY_EXPLORATION
+                        .iter()
+                        .any(|(found, command)| found == id && probe.starts_with(command))
+                })
+        })
+        .collect()
+}
+
+/// Exit 4 on exactly what exploration finds, and nothing else failed.
+fn only_exploration_findings(check: &crate::support::Conform) {
+    assert_eq!(check.code(), 4, "{:#}", check.envelope);
+    assert!(
+        unexpected_failures(check).is_empty(),
+        "{:#}",
+        check.envelope
+    );
+    for (id, _) in FOUND_BY_EXPLORATION {
+        assert_eq!(check.status(id), "fail", "{id}: {:#}", check.envelope);
+    }
+}
+
 fn warning_codes(envelope: &Value) -> Vec<String> {
     envelope["warnings"]
         .as_array()
@@ -25,7 +64,7 @@ fn warning_codes(envelope: &Value) -> Vec<String> {
 fn democli_passes_with_its_destructive_probe_listed_as_not_run() {
     let tool = democli();
     let check = conform(["check".as_ref(), "--".as_ref(), tool.as_os_str()]);
-    assert_eq!(check.code(), 0, "{:#}", check.envelope);
+    only_exploration_findings(&check);
     let inferred = &check.envelope["meta"]["inferred"];
     assert_eq!(inferred["source"], "manifest", "{inferred:#}");
     assert_eq!(inferred["profile"]["tool"], "democli");
@@ -43,7 +82,11 @@ fn democli_passes_with_its_destructive_probe_listed_as_not_run() {
     assert_eq!(check.status("destructive_refuses_unconfirmed"), "skip");
     let kinds = inferred["profile"]["probes"].to_string();
     assert!(kinds.contains("\"destructive\""), "{kinds}");
-    assert!(check.ids_with("fail").is_empty(), "{:#}", check.envelope);
+    assert!(
+        unexpected_failures(&check).is_empty(),
+        "{:#}",
+        check.envelope
+    );
 
     let allowed = conform([
         "check".as_ref(),
@@ -51,12 +94,11 @@ fn democli_passes_with_its_destructive_probe_listed_as_not_run() {
         "--".as_ref(),
         tool.as_os_str(),
     ]);
-    assert_eq!(allowed.code(), 0, "{:#}", allowed.envelope);
+    only_exploration_findings(&allowed);
     assert_eq!(allowed.status("dry_run_preview"), "pass");
     assert_eq!(allowed.status("destructive_refuses_unconfirmed"), "pass");
-    for level in ["level_1", "level_2", "level_3"] {
-        assert_eq!(allowed.result()["levels"][level], "pass");
-    }
+    // Levels fail on the finding alone.
+    assert_eq!(allowed.result()["levels"]["level_1"], "fail");
 }
 
 #[test]
@@ -78,7 +120,7 @@ fn save_writes_the_profile_it_used_and_overwrites_only_with_yes() {
     assert_eq!(std::fs::read_to_string(&path).expect("read"), "keep me\n");
 
     let saved = conform(args(&["--yes"]));
-    assert_eq!(saved.code(), 0, "{:#}", saved.envelope);
+    only_exploration_findings(&saved);
     let inferred = &saved.envelope["meta"]["inferred"];
     assert_eq!(inferred["saved"], path.display().to_string());
     let written: Value =
@@ -121,7 +163,7 @@ fn report_flags_work_as_in_run() {
         "--".as_ref(),
         tool.as_os_str(),
     ]);
-    assert_eq!(check.code(), 0, "{:#}", check.envelope);
+    only_exploration_findings(&check);
     let xml = std::fs::read_to_string(&junit).expect("junit written");
     assert!(xml.contains("json_envelope"), "{xml}");
     // --only applies: the extension checks were left out.
@@ -154,8 +196,8 @@ fn broken_clis_fail_only_what_their_hand_written_profiles_fail() {
         let tool = format!("benchmark/harness/cli/bad/{name}");
         let check = conform(["check", "--", tool.as_str()]);
         let failed = check.ids_with("fail");
-        let extra: Vec<&String> = failed
-            .iter()
+        let extra: Vec<String> = unexpected_failures(&check)
+            .into_iter()
             .filter(|id| !allowed.contains(id.as_str()))
             .collect();
         assert!(
@@ -164,7 +206,8 @@ fn broken_clis_fail_only_what_their_hand_written_profiles_fail() {
             check.envelope
         );
         assert!(
-            !failed.is_empty() || name == "option-after-positional-ignored",
+            failed.iter().any(|id| allowed.contains(id.as_str()))
+                || name == "option-after-positional-ignored",
             "{name}: the defect went unseen: {:#}",
             check.envelope["meta"]["inferred"]
         );

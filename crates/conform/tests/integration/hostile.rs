@@ -147,6 +147,7 @@ fn a_grandchild_holding_stdout_does_not_keep_the_kit_waiting() {
 }
 
 #[test]
+#[allow(clippy::zombie_processes)] // the memory measurement reaps conform with wait4
 fn a_gigabyte_of_output_fails_json_envelope_naming_the_cap_with_bounded_memory() {
     let run = run_hostile(
         "gigabyte.sh",
@@ -165,14 +166,30 @@ fn a_gigabyte_of_output_fails_json_envelope_naming_the_cap_with_bounded_memory()
             .is_some_and(|e| e.len() < 8 * 1024),
         "excerpts stay bounded"
     );
-    // ru_maxrss (KiB on Linux) of the largest waited-for child: conform itself, or
-    // `head`, whichever is larger. Buffering the output would cost a gigabyte.
-    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
-        .expect("getrusage");
+    // ru_maxrss (KiB on Linux) of one conform run and what it waited for, read from
+    // its own wait4: other tests' processes in this binary (a 64 MiB writer among
+    // them) do not count. Buffering the output would cost a gigabyte.
+    let (_dir, profile) = temp_profile(&hostile("gigabyte.sh"), ROOMY, read_probe());
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_conform"))
+        .arg("run")
+        .arg(&profile)
+        .args(["--only", "json_envelope", "--capture-limit", "1M"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("conform starts");
+    let pid = i32::try_from(child.id()).expect("pid fits");
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value to be overwritten.
+    let mut usage: nix::libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, with valid out pointers.
+    let waited = unsafe { nix::libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4 on conform");
     assert!(
-        usage.max_rss() < 256 * 1024,
-        "a child peaked at {} KiB",
-        usage.max_rss()
+        usage.ru_maxrss < 256 * 1024,
+        "conform and its tool peaked at {} KiB",
+        usage.ru_maxrss
     );
 }
 

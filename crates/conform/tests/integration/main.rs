@@ -5,6 +5,7 @@ mod action;
 mod agents_guide;
 mod broken_clis;
 mod check;
+mod explore;
 mod hostile;
 mod hostile_env;
 mod init;

@@ -1,13 +1,35 @@
 //! The reference CLI passes the seed's profile exactly as written, and conform passes
 //! its own profile.
 
-use crate::support::{conform, repo_root};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::{conform, repo_root, EnvRemoveAll, DEVELOPER_ENV};
 
 #[test]
 fn democli_passes_every_check_of_the_full_profile_and_skips_none() {
-    let run = conform(["run", "conformance/profiles/democli-full.json"]);
-    assert_eq!(run.code(), 0, "{:#}", run.envelope);
-    let result = run.result();
+    // Run with HOME at an empty directory of the test's own: every run, sandboxed
+    // or not (the terminal runs keep the tool's HOME), must leave it empty, so no
+    // real pager or editor conform let start wrote into it (`less` keeps
+    // `~/.lesshst`).
+    let home = tempfile::tempdir().expect("temp HOME");
+    let output = Command::new(env!("CARGO_BIN_EXE_conform"))
+        .args(["run", "conformance/profiles/democli-full.json"])
+        .current_dir(repo_root())
+        .env_remove_all(DEVELOPER_ENV)
+        .env("HOME", home.path())
+        .output()
+        .expect("conform runs");
+    let envelope: Value = serde_json::from_slice(&output.stdout).expect("one envelope");
+    assert_eq!(output.status.code(), Some(0), "{envelope:#}");
+    let left: Vec<_> = std::fs::read_dir(home.path())
+        .expect("HOME is still there")
+        .filter_map(Result::ok)
+        .map(|entry| entry.file_name())
+        .collect();
+    assert!(left.is_empty(), "the runs wrote into HOME: {left:?}");
+    let result = &envelope["data"];
     assert_eq!(result["summary"]["failed"], 0);
     assert_eq!(result["summary"]["skipped"], 0, "{:#}", result["checks"]);
     assert_eq!(
@@ -29,11 +51,11 @@ fn democli_passes_every_check_of_the_seed_profile() {
         );
     }
     assert_eq!(result["summary"]["failed"], 0);
-    // The seed has no probe that writes 2048 bytes or waits on the network:
+    // The seed has no probe that writes 2048 bytes or goes to the network:
     // democli-full.json has both (below).
     assert_eq!(
         run.ids_with("skip"),
-        ["output_size_cap", "timeout_flag"],
+        ["output_size_cap", "timeout_flag", "network_timeout"],
         "every other check has something to run: {:#}",
         result["checks"]
     );
@@ -89,12 +111,13 @@ fn democli_passes_the_agent_environment_checks() {
         .filter(|c| c["status"] == "pass")
         .filter_map(|c| Some((c["id"].as_str()?, c["runs_checked"].as_u64()?)))
         .collect();
-    // Isolated runs of 3 probes (+1 terminal run for pagers), one terminal run, the
-    // --version, --help and bare runs, the one invalid probe.
+    // Isolated runs of 3 probes (+ the terminal, CI-terminal and narrow terminal
+    // runs for pagers), one terminal run, the --version, --help and bare runs, the
+    // one invalid probe.
     assert_eq!(
         checked,
         [
-            ("pager_not_invoked", 4),
+            ("pager_not_invoked", 6),
             ("editor_not_invoked", 3),
             ("browser_not_launched", 3),
             ("tty_no_color", 1),

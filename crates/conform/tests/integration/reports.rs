@@ -226,3 +226,71 @@ fn report_paths_that_cannot_be_written_are_refused_before_anything_runs() {
         .collect();
     assert_eq!(names, ["badge.svg"]);
 }
+
+/// usage-error-exit-64's invalid probe exits 64: one run failing exit_code_contract,
+/// invalid_input_exit_2 and exit_codes_declared, shown once under its cause in the
+/// text report and linked by a `cause` id in `--json-report`.
+#[test]
+fn one_run_failing_several_checks_is_grouped_under_its_cause() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let report_path = dir.path().join("report.json");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_conform"))
+        .current_dir(repo_root())
+        .args([
+            "run",
+            "conformance/profiles/bad/usage-error-exit-64.json",
+            "--only",
+            "exit_code_contract,invalid_input_exit_2,exit_codes_declared,unknown_command_exit_2",
+            "--format",
+            "text",
+            "--json-report",
+        ])
+        .arg(&report_path)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("conform runs");
+    assert_eq!(output.status.code(), Some(4));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains(
+            "CAUSE 1 one run fails 3 checks: exit_code_contract, invalid_input_exit_2, \
+             exit_codes_declared\n    exit_code_contract: exited 64, outside the exit-code table"
+        ),
+        "{text}"
+    );
+    assert_eq!(text.matches("see cause 1 above").count(), 3, "{text}");
+    // unknown_command_exit_2 failed on other runs: no cause, shown in its section.
+    assert!(!text.contains("CAUSE 2"), "{text}");
+
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&report_path).expect("report written"))
+            .expect("report is JSON");
+    let schema = include_str!("../../../conform-core/schemas/json-report.schema.json");
+    assert_eq!(schema_errors(schema, &report), Vec::<String>::new());
+    let result = &report["results"][0];
+    let causes = result["causes"].as_array().expect("causes");
+    assert_eq!(causes.len(), 1, "{causes:#?}");
+    assert_eq!(causes[0]["id"], "cause-1");
+    assert_eq!(causes[0]["exit_code"], 64);
+    let linked: Vec<&str> = result["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|check| {
+            check["failures"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|f| f["cause"] == "cause-1")
+        })
+        .filter_map(|check| check["id"].as_str())
+        .collect();
+    assert_eq!(
+        linked,
+        [
+            "exit_code_contract",
+            "invalid_input_exit_2",
+            "exit_codes_declared"
+        ]
+    );
+}

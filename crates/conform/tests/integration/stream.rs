@@ -74,7 +74,16 @@ fn a_passing_stream_ends_on_its_summary_and_a_failing_one_on_an_error_envelope()
         "every check of each of 2 profiles"
     );
     assert_eq!(passed[0]["_seq"], 1);
-    assert_eq!(passed[0]["profile"], passing.clone() + "/1-quick.json");
+    // Lines come as each profile is judged: which of the two finishes first is the
+    // machine's to decide (the quick one has a read probe's dozen runs, the slow one
+    // a stream's one second), so only its being one of them is asserted.
+    let first = passed[0]["profile"].as_str().unwrap_or_default();
+    assert!(
+        ["/1-quick.json", "/2-slow.json"]
+            .iter()
+            .any(|file| first == passing.clone() + file),
+        "{first}"
+    );
     assert_eq!(passed[0]["check"]["id"], "no_hang_stdin_closed");
 
     let output = Command::new(env!("CARGO_BIN_EXE_conform"))

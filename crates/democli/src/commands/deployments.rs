@@ -98,6 +98,11 @@ pub fn list(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
     if ctx.ui.faults.on(Defect::WrapsDataAtColumns) {
         wrap_to_columns(&mut data);
     }
+    if ctx.ui.faults.on(Defect::HugeEnvelope) {
+        if let Some(first) = data.get_mut(0) {
+            first["notes"] = json!("x".repeat(HUGE_NOTES));
+        }
+    }
     Ok(Outcome::Reply(Box::new(Reply {
         data,
         meta,
@@ -110,6 +115,9 @@ pub fn list(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
         ..Reply::default()
     })))
 }
+
+/// Defect: the bytes of notes the first listed item carries (64 MiB).
+const HUGE_NOTES: usize = 64 << 20;
 
 /// Defect: a helper in its own process group (so a kit's group kill misses it)
 /// inherits stdout and keeps it open for two seconds after democli exits, then

@@ -90,6 +90,12 @@ fn entry(command: &Command, faults: Faults) -> Value {
         entry.insert("required_scopes".into(), json!([]));
     }
     entry.insert("flags".into(), flags(command.flags));
+    if command.key == "deployments.validate" {
+        entry.insert(
+            "stdin".into(),
+            json!({ "mode": "buffered", "max_bytes": spec::VALIDATE_MAX_BYTES }),
+        );
+    }
     if !command.positionals.is_empty() {
         let positionals: Vec<Value> = command
             .positionals
@@ -286,6 +292,15 @@ fn output_schema(command: &Command) -> Value {
     let body = match command.key {
         "deployments.list" => deployments,
         "deployments.get" => json!({ "$ref": "#/definitions/deployment" }),
+        "deployments.validate" => json!({
+            "type": "object",
+            "required": ["valid", "bytes", "keys"],
+            "properties": {
+                "valid": { "const": true },
+                "bytes": { "type": "integer", "minimum": 0 },
+                "keys": { "type": "array", "items": { "type": "string" } },
+            },
+        }),
         "deployments.delete" => json!({
             "description": "A preview (effect would_delete, with --dry-run) or what was deleted",
             "type": "object",

@@ -7,6 +7,7 @@ mod events;
 mod health;
 mod manifest;
 mod releases;
+mod validate;
 
 use std::time::Instant;
 
@@ -58,6 +59,7 @@ pub fn dispatch(args: &Parsed, ctx: &Ctx) -> Result<Outcome, Failure> {
         "deployments.list" => deployments::list(args, ctx),
         "deployments.get" => deployments::get(args, ctx),
         "deployments.delete" => deployments::delete(args, ctx),
+        "deployments.validate" => validate::run(ctx),
         "events" => events::run(args, ctx),
         "health" => health::run(),
         "manifest" => manifest::run(args, ctx),

@@ -16,16 +16,20 @@ use crate::spec::{self, DEFAULT_TIMEOUT};
 use crate::store::{self, Deployment, Store};
 
 pub fn run(args: &Parsed, ctx: &super::Ctx) -> Result<Outcome, Failure> {
+    let faults = ctx.ui.faults;
+    let given = args.text("timeout");
     // Validated by the parser; `0` means no limit.
-    let timeout = spec::parse_duration(args.text("timeout").unwrap_or(DEFAULT_TIMEOUT))
-        .filter(|timeout| !timeout.is_zero());
+    let timeout = spec::parse_duration(given.unwrap_or(DEFAULT_TIMEOUT))
+        .filter(|timeout| !timeout.is_zero())
+        .filter(|_| !(given.is_none() && faults.on(Defect::NoDefaultNetworkTimeout)));
     // The environment is checked before anything is read or sent.
     let proxy = net::registry_proxy()?;
     let store = Store::load(&store::home()?)?;
 
     let mut warnings = Vec::new();
     if let Some(proxy) = proxy {
-        let timeout = timeout.filter(|_| !ctx.ui.faults.on(Defect::TimeoutIgnoredBehindProxy));
+        let timeout =
+            timeout.filter(|_| !(given.is_some() && faults.on(Defect::TimeoutIgnoredBehindProxy)));
         match net::ask(&proxy, timeout) {
             Waited::TimedOut => return Err(timed_out(&proxy, timeout).into()),
             Waited::Interrupted(signal) => return Err(CliError::interrupted(signal).into()),

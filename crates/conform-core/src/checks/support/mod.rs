@@ -3,6 +3,10 @@
 
 // Shared with the planner, which compares runs to decide on follow-up runs.
 pub(crate) use crate::data;
+pub(crate) mod canaries;
 pub(crate) mod manifest_view;
 pub(crate) mod output;
+pub(crate) mod proxy;
 pub(crate) mod stream_format;
+pub(crate) mod terminal;
+pub(crate) mod tool_version;

@@ -2,21 +2,39 @@
 
 use super::text::unbox;
 use super::usage::{usage_forms, usage_rest};
-use super::words::{has_required_placeholder, indent, is_name, is_placeholder, tokens};
+use super::words::{
+    command_placeholder, has_required_placeholder, indent, is_command_name, is_name,
+    is_placeholder, tokens,
+};
 
 /// A subcommand listed in a help text.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct HelpEntry {
+    /// The word that runs it, as listed: `list`, or oclif's `apps:create`.
     pub name: String,
+    /// Its one-line description; empty when the listing gives none.
     pub summary: String,
-    /// The listing itself shows a required argument (commander: `get <id>`).
+    /// The listing itself shows a required argument (commander: `get <id>`). A
+    /// subcommand placeholder (`kv store <command>`) is not one: it makes `group`.
     pub requires_argument: bool,
+    /// The words after the program that run it: `["projects", "list"]` from
+    /// `subcommands(help, &["neonctl", "projects"])`, `["apps:create"]` for oclif,
+    /// whose ids spell the whole path. Empty only for entries built by hand.
+    pub path: Vec<String>,
+    /// Listed as a group of commands rather than a command: oclif's `TOPICS` (a
+    /// topic also listed under `COMMANDS` is not), a subcommand placeholder in the
+    /// listing (`kv store <command>`), a topic implied by `commands --json` ids.
+    /// Descend into it, never probe it bare. `false` only says the listing does not
+    /// tell: [`super::page::read_page`] on the entry's own help decides.
+    pub group: bool,
 }
 
 /// What a section of a help text lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Section {
     Commands,
+    /// oclif's `TOPICS`: groups of `topic:command` commands.
+    Topics,
     /// argparse's `positional arguments:`, where subparsers appear as `{a,b}`.
     Positionals,
     /// Options, examples, usage, prose: never commands.
@@ -25,20 +43,35 @@ enum Section {
 
 /// The section a flush-left header starts, or `None` when the line is not one.
 /// Headers end with `:` (`Commands:`, `Available Commands:`, `SUBCOMMANDS:`, git's
-/// "These are common Git commands used in various situations:"), or are short
-/// titles naming commands (`git help -a`'s "Main Porcelain Commands").
+/// "These are common Git commands used in various situations:"), are in capitals
+/// (gh's `CORE COMMANDS`, oclif's `TOPICS`, `FLAGS`), or are short titles naming
+/// commands (`git help -a`'s "Main Porcelain Commands"). Any other line that
+/// starts with a capital is a title of something else or prose, and ends the
+/// section (`git help -a`'s "User-facing repository, command and file
+/// interfaces" lists guides); git's group titles are in lower case and do not.
 fn header(trimmed: &str) -> Option<Section> {
     let lower = trimmed.to_ascii_lowercase();
-    let kind = if lower.contains("example") || lower.contains("option") || lower.contains("flag") {
+    let kind = if lower.contains("example")
+        || lower.contains("option")
+        || lower.contains("flag")
+        || lower.contains("help topic")
+    {
         Section::Other
     } else if lower.contains("positional") {
         Section::Positionals
     } else if lower.contains("command") {
         Section::Commands
+    } else if lower.trim_end_matches(':') == "topics" {
+        Section::Topics
     } else {
         Section::Other
     };
     if lower.ends_with(':') {
+        return Some(kind);
+    }
+    let capitals = trimmed.chars().any(|c| c.is_ascii_uppercase())
+        && !trimmed.chars().any(|c| c.is_ascii_lowercase());
+    if capitals {
         return Some(kind);
     }
     let words: Vec<&str> = lower.split_whitespace().collect();
@@ -46,18 +79,29 @@ fn header(trimmed: &str) -> Option<Section> {
         && words.contains(&"commands")
         && !lower.contains(['\'', '"', '`', '.', ','])
         && !lower.starts_with("usage");
-    title.then_some(kind)
+    if title {
+        return Some(kind);
+    }
+    trimmed
+        .starts_with(|c: char| c.is_ascii_uppercase())
+        .then_some(Section::Other)
 }
 
-/// The subcommands a help text lists: the entries of its command sections, and
-/// argparse's `{a,b,c}` in its positional arguments. `path` is the program's name
+/// The subcommands a help text lists: the entries of its command sections
+/// (oclif's topics too, as groups), argparse's `{a,b,c}` and the list under it,
+/// and npm's comma-separated `All commands:` block. `path` is the program's name
 /// and the command whose help this is: yargs lists `neonctl projects list`.
 /// Usage lines, examples and option lists are never read as commands.
 pub(super) fn subcommands(help: &str, path: &[&str]) -> Vec<HelpEntry> {
     let help = unbox(help);
     let mut out: Vec<HelpEntry> = Vec::new();
+    let mut aliases: Vec<String> = Vec::new();
     let mut section = Section::Other;
     let mut entry_indent: Option<usize> = None;
+    // argparse: the depth of the `{a,b}` line, whose choices are listed under it.
+    let mut choices_at: Option<usize> = None;
+    // npm: the last comma-separated line ended with a comma, so the next goes on.
+    let mut list_goes_on = false;
     for line in help.lines() {
         let trimmed = line.trim();
         if trimmed.is_empty() {
@@ -74,8 +118,9 @@ pub(super) fn subcommands(help: &str, path: &[&str]) -> Vec<HelpEntry> {
                 .first()
                 .is_some_and(|tool| trimmed.starts_with(&format!("{tool} ")));
             if section == Section::Commands && prefixed {
-                if let Some(entry) = parse_entry(trimmed, path) {
+                if let Some((entry, also)) = parse_entry(trimmed, path) {
                     entry_indent = Some(0);
+                    aliases.extend(also);
                     add(&mut out, entry);
                     continue;
                 }
@@ -83,6 +128,8 @@ pub(super) fn subcommands(help: &str, path: &[&str]) -> Vec<HelpEntry> {
             if let Some(kind) = header(trimmed) {
                 section = kind;
                 entry_indent = None;
+                choices_at = None;
+                list_goes_on = false;
             }
             // Any other flush-left line is a group title (git) or prose: the
             // section goes on.
@@ -91,51 +138,120 @@ pub(super) fn subcommands(help: &str, path: &[&str]) -> Vec<HelpEntry> {
         if section == Section::Other {
             continue;
         }
-        // argparse: subparsers as a `{list,get,delete}` positional.
+        // argparse: subparsers as a `{list,get,delete}` positional, or under a
+        // metavar such as `COMMAND`.
         if let Some(inner) = trimmed.strip_prefix('{').and_then(|t| t.split('}').next()) {
             for name in inner.split(',').map(str::trim).filter(|n| is_name(n)) {
-                add(
-                    &mut out,
-                    HelpEntry {
-                        name: name.to_string(),
-                        summary: String::new(),
-                        requires_argument: false,
-                    },
-                );
+                add(&mut out, listed(name, "", path));
+            }
+            choices_at = Some(depth);
+            continue;
+        }
+        if section == Section::Positionals {
+            if command_placeholder(trimmed).is_some() {
+                choices_at = Some(depth);
+            } else if choices_at.is_some_and(|at| depth == at + 2) {
+                if let Some((entry, also)) = parse_entry(trimmed, path) {
+                    aliases.extend(also);
+                    add(&mut out, entry);
+                }
+            }
+            // Other positionals are arguments, not commands.
+            continue;
+        }
+        let entry_depth = entry_indent.is_none_or(|first| depth <= first);
+        if let Some(names) = comma_list(trimmed, list_goes_on).filter(|_| entry_depth) {
+            list_goes_on = trimmed.ends_with(',');
+            entry_indent.get_or_insert(depth);
+            for name in names {
+                add(&mut out, listed(name, "", path));
             }
             continue;
         }
-        // Other positionals are arguments, not commands.
-        if section == Section::Positionals {
-            continue;
-        }
+        list_goes_on = false;
         // Wrapped descriptions are indented deeper than the entries.
         match entry_indent {
             Some(first) if depth > first => continue,
-            None if section == Section::Commands => entry_indent = Some(depth),
+            None => entry_indent = Some(depth),
             _ => {}
         }
-        if let Some(entry) = parse_entry(trimmed, path) {
+        if let Some((mut entry, also)) = parse_entry(trimmed, path) {
+            entry.group |= section == Section::Topics;
+            aliases.extend(also);
             add(&mut out, entry);
         }
     }
+    // argparse lists `list (ls)` and puts `ls` among the choices too.
+    out.retain(|e| !(e.summary.is_empty() && aliases.contains(&e.name)));
     out
 }
 
+/// An entry named `name` in the help of `path` (program first).
+fn listed(name: &str, summary: &str, path: &[&str]) -> HelpEntry {
+    // oclif's ids name the whole path already.
+    let words: Vec<String> = if name.contains(':') {
+        vec![name.to_string()]
+    } else {
+        path.iter()
+            .skip(1)
+            .map(|w| w.to_string())
+            .chain([name.to_string()])
+            .collect()
+    };
+    HelpEntry {
+        name: name.to_string(),
+        summary: summary.to_string(),
+        requires_argument: false,
+        path: words,
+        group: false,
+    }
+}
+
+/// npm's `access, adduser, audit, bugs,` block: names and commas only, three or
+/// more on a line, or any number when the line before ended with a comma or this
+/// one does. cargo's `build, b    Compile` is an entry with an alias, not a list.
+fn comma_list(trimmed: &str, goes_on: bool) -> Option<Vec<&str>> {
+    if !trimmed.contains(',') || trimmed.contains("  ") || trimmed.contains('\t') {
+        return None;
+    }
+    let names: Vec<&str> = trimmed
+        .trim_end_matches(',')
+        .split(',')
+        .map(str::trim)
+        .collect();
+    if !names.iter().all(|n| is_command_name(n)) {
+        return None;
+    }
+    (names.len() >= 3 || goes_on || trimmed.ends_with(',')).then_some(names)
+}
+
+/// Adds `entry` unless listed already; a second listing fills in what the first
+/// left out (argparse lists each choice again under the `{...}` line, oclif a
+/// topic again as a command).
 pub(super) fn add(out: &mut Vec<HelpEntry>, entry: HelpEntry) {
     match out.iter_mut().find(|e| e.name == entry.name) {
-        // argparse lists each choice again under the `{...}` line.
-        Some(seen) if seen.summary.is_empty() => seen.summary = entry.summary,
-        Some(_) => {}
+        Some(seen) => {
+            if seen.summary.is_empty() {
+                seen.summary = entry.summary;
+            }
+            if seen.path.is_empty() {
+                seen.path = entry.path;
+            }
+            // A topic that is a command too runs bare.
+            seen.group &= entry.group;
+            seen.requires_argument |= entry.requires_argument;
+        }
         None => out.push(entry),
     }
 }
 
-/// `build, b    Compile`, `get <id>   Show one`, `list [options]  List`, and yargs'
-/// `neonctl projects list   List projects` (the path first). A line whose name is
-/// followed by anything but aliases and placeholders (prose, an option, an example's
-/// value) is not an entry.
-fn parse_entry(trimmed: &str, path: &[&str]) -> Option<HelpEntry> {
+/// `build, b    Compile`, `get <id>   Show one`, `list [options]  List`, gh's
+/// `auth:   Authenticate`, commander's `deploy|d [target]`, argparse's
+/// `list (ls)`, oclif's `apps:create`, and yargs' `neonctl projects list   List
+/// projects` (the path first). A line whose name is followed by anything but
+/// aliases and placeholders (prose, an option, an example's value) is not an
+/// entry. The aliases come back beside the entry.
+fn parse_entry(trimmed: &str, path: &[&str]) -> Option<(HelpEntry, Vec<String>)> {
     let mut text = trimmed;
     for word in path {
         match text.strip_prefix(word) {
@@ -149,29 +265,48 @@ fn parse_entry(trimmed: &str, path: &[&str]) -> Option<HelpEntry> {
     };
     let words = tokens(left);
     let (first, rest) = words.split_first()?;
-    let name = first.trim_end_matches(',');
-    if !is_name(name) {
+    let mut aliases = Vec::new();
+    // gh: `auth:`; commander: `deploy|d`; cargo: `build, b`.
+    let head = first.trim_end_matches(',');
+    let head = head.strip_suffix(':').unwrap_or(head);
+    let mut names = head.split('|');
+    let name = names.next().unwrap_or(head);
+    if !is_command_name(name) {
         return None;
     }
-    // `build, b`: aliases follow a comma.
+    aliases.extend(names.filter(|n| is_name(n)).map(str::to_string));
     let mut alias_next = first.ends_with(',');
     let mut arguments = Vec::new();
+    let mut group = false;
     for word in rest {
         if alias_next && is_name(word.trim_end_matches(',')) {
             alias_next = word.ends_with(',');
+            aliases.push(word.trim_end_matches(',').to_string());
             continue;
         }
         alias_next = false;
+        // argparse: `list (ls, l)`.
+        if let Some(inner) = word.strip_prefix('(').and_then(|w| w.strip_suffix(')')) {
+            let names: Vec<&str> = inner.split(',').map(str::trim).collect();
+            if names.iter().all(|n| is_name(n)) {
+                aliases.extend(names.iter().map(|n| n.to_string()));
+                continue;
+            }
+        }
+        // `kv store <command>`; commander's `help [command]` is no group.
+        if let Some(required) = command_placeholder(word) {
+            group |= required;
+            continue;
+        }
         if !is_placeholder(word) {
             return None;
         }
         arguments.push(word.as_str());
     }
-    Some(HelpEntry {
-        name: name.to_string(),
-        summary: summary.to_string(),
-        requires_argument: has_required_placeholder(&arguments.join(" ")),
-    })
+    let mut entry = listed(name, summary, path);
+    entry.requires_argument = has_required_placeholder(&arguments.join(" "));
+    entry.group = group;
+    Some((entry, aliases))
 }
 
 /// Subcommands a usage line spells out after `name`: `git config list [<opts>]`,
@@ -199,6 +334,8 @@ pub(super) fn usage_subcommands(help: &str, name: &str, tool: &str) -> Vec<HelpE
                 name: sub.clone(),
                 summary: String::new(),
                 requires_argument: has_required_placeholder(&rest.join(" ")),
+                path: vec![name.to_string(), sub.clone()],
+                group: false,
             },
         );
     }
@@ -211,7 +348,9 @@ pub(super) fn usage_subcommands(help: &str, name: &str, tool: &str) -> Vec<HelpE
 pub(super) fn full_list_argv(help: &str, tool: &str) -> Option<Vec<String>> {
     for line in help.lines() {
         let lower = line.to_ascii_lowercase();
-        if !(lower.contains("command") && lower.contains("list")) {
+        // kubectl's "Use "kubectl options" for a list of global command-line
+        // options" lists options, not commands.
+        if !(lower.contains("command") && lower.contains("list")) || lower.contains("option") {
             continue;
         }
         // A quoted invocation of the tool: 'git help -a'.

@@ -13,6 +13,10 @@
 mod candidates;
 mod classify;
 mod commands;
+mod explore;
+mod flags;
+mod listing;
+mod page;
 mod text;
 mod usage;
 mod words;
@@ -23,6 +27,7 @@ use super::tool::{Tool, Trial};
 use super::{probe, Body, Failure, Warning, UNKNOWN_FLAG};
 use candidates::Found;
 use commands::{add, full_list_argv, subcommands};
+pub(crate) use explore::{explore, Settings};
 pub(super) use text::{clean, is_man_page};
 pub(super) use usage::looks_like_help;
 use usage::program_name;
@@ -68,6 +73,7 @@ pub(super) fn profile_from(tool: &mut dyn Tool, name: &str) -> Result<Body, Fail
             json!({}),
         ));
     }
+    body.lists_subcommands = !entries.is_empty();
     for argv in found.candidates {
         let shown = argv.join(" ");
         match tool.try_read(&argv) {

@@ -304,3 +304,5 @@ fn groups_are_searched_for_read_commands_and_candidates_are_tried() {
         "{codes:?}"
     );
 }
+
+mod styles;

@@ -47,9 +47,26 @@ pub(super) fn usage_forms(help: &str, tool: &str) -> Vec<String> {
                     && !next.trim_start().starts_with("or:")
             };
             if rest.is_empty() {
-                // Each line under the header is a form of its own.
-                while i + 1 < lines.len() && continues(lines[i + 1]) {
-                    i += 1;
+                // Each line under the header is a form of its own. pip parts its
+                // forms with a blank line: a form after one starts with the tool.
+                let names_tool = |line: &str| {
+                    line.trim_start()
+                        .strip_prefix(tool)
+                        .is_some_and(|r| r.starts_with(' '))
+                };
+                loop {
+                    match lines.get(i + 1..i + 3) {
+                        Some([next, ..]) if continues(next) => i += 1,
+                        Some([blank, next])
+                            if blank.trim().is_empty() && continues(next) && names_tool(next) =>
+                        {
+                            i += 2
+                        }
+                        _ => match lines.get(i + 1) {
+                            Some(next) if continues(next) => i += 1,
+                            _ => break,
+                        },
+                    }
                     forms.push(lines[i].trim().to_string());
                 }
             } else {
@@ -66,7 +83,14 @@ pub(super) fn usage_forms(help: &str, tool: &str) -> Vec<String> {
         }
         i += 1;
     }
+    // oclif writes its usage as a shell line: `$ herd apps:info [-a <value>]`.
     forms
+        .into_iter()
+        .map(|form| match form.strip_prefix("$ ") {
+            Some(rest) => rest.trim_start().to_string(),
+            None => form,
+        })
+        .collect()
 }
 
 /// Whether a help text reads as help: it has a usage line.

@@ -66,3 +66,37 @@ fn outside_brackets(text: &str) -> String {
     }
     out
 }
+
+/// A command as a listing names it: a name, or oclif's `topic:command` id
+/// (`apps:favorites:add`), each segment a name.
+pub(super) fn is_command_name(word: &str) -> bool {
+    word.split(':').all(is_name)
+}
+
+/// Whether a usage word stands for a subcommand, and if so whether it is required:
+/// `<COMMAND>` (clap), `COMMAND` (click, Typer), `<command>` (yargs, gh),
+/// `[command]` (cobra, commander), `SUBCOMMAND` (kubectl), `<subcommand>`, and
+/// oclif's `config:COMMAND`. `None` for any other word.
+pub(super) fn command_placeholder(word: &str) -> Option<bool> {
+    // oclif names a topic's commands `topic:COMMAND`.
+    let word = match word.rsplit_once(':') {
+        Some((topic, rest)) if is_command_name(topic) => rest,
+        _ => word,
+    };
+    let (inner, required) = if let Some(inner) = word.strip_prefix('[') {
+        (inner.strip_suffix(']')?, false)
+    } else if let Some(inner) = word.strip_prefix('<') {
+        (inner.strip_suffix('>')?, true)
+    } else {
+        (word, true)
+    };
+    let inner = inner.trim_end_matches("...");
+    let lower = inner.to_ascii_lowercase();
+    let names_a_command = matches!(
+        lower.as_str(),
+        "command" | "commands" | "subcommand" | "sub-command" | "cmd"
+    );
+    // A bare word counts only in capitals (`COMMAND`): `tool command` is a name.
+    let bare_ok = word.starts_with(['[', '<']) || !inner.chars().any(|c| c.is_ascii_lowercase());
+    (names_a_command && bare_ok).then_some(required)
+}

@@ -2,6 +2,7 @@
 //! reports: control bytes made visible, argv as a shell line (`shell.rs`), how a
 //! run ended, failing runs grouped by their causes.
 
+pub(crate) mod causes;
 mod shell;
 
 use super::style::Style;

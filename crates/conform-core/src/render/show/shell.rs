@@ -81,7 +81,10 @@ fn sandbox_setup(run: &RunFacts) -> Option<Vec<String>> {
     for value in run
         .env
         .iter()
-        .filter_map(|e| e.split_once('=').map(|(_, v)| v))
+        .filter_map(|e| e.split_once('='))
+        // The kit's sentinel log is a file the stand-in below never writes.
+        .filter(|(name, _)| *name != crate::exec::SENTINEL_LOG_VAR)
+        .map(|(_, value)| value)
     {
         for (at, _) in value.match_indices(SANDBOX) {
             let rest = value[at + SANDBOX.len()..].trim_start_matches('/');
@@ -134,7 +137,19 @@ fn sandbox_setup(run: &RunFacts) -> Option<Vec<String>> {
         setup.push(link_all(LINKS_DIR, &links));
     }
     if shims {
-        let openers: Vec<String> = crate::exec::OPENERS.iter().map(|n| quote(n)).collect();
+        // A terminal run (no fresh HOME) has the sentinel answer to pagers by name
+        // too (`plan::terminal_sandbox`).
+        let terminal = !run.env.iter().any(|e| e.starts_with("HOME="));
+        let pagers: &[&str] = if terminal {
+            &crate::plan::PAGER_PROGRAMS
+        } else {
+            &[]
+        };
+        let openers: Vec<String> = crate::exec::OPENERS
+            .iter()
+            .chain(pagers)
+            .map(|n| quote(n))
+            .collect();
         setup.push(link_all(SHIMS_DIR, &openers));
     }
     Some(setup)

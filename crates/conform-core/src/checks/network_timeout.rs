@@ -1,0 +1,248 @@
+//! `network_timeout`: a call that goes to the network ends on its own when the
+//! network never answers, with an error an agent can act on (REQ-F-011, REQ-F-012,
+//! REQ-C-012). Every read probe runs with every proxy variable at a black hole that
+//! records what each connection asks for and never answers; no manifest is needed.
+//! A run that never reached the listener shows nothing about the network.
+
+use serde_json::Value;
+
+use super::support::proxy::hosts;
+use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
+use crate::plan::RunKind;
+
+pub(super) const NETWORK_TIMEOUT: CheckSpec = CheckSpec {
+    id: CheckId::NetworkTimeout,
+    name: "network_timeout",
+    title: "A network call that gets no answer ends on its own with a retryable timeout error",
+    level: 1,
+    failure_modes: &[11],
+    requirements: &["REQ-F-011", "REQ-F-012", "REQ-C-012"],
+    extension: true,
+    reads: &[RunKind::BlackHole],
+    judge: Judge::Alone(judge),
+};
+
+/// What `error.code` of a network failure contains, one of them (a substring).
+const NETWORK_CODES: [&str; 3] = ["TIMEOUT", "NETWORK", "UNREACHABLE"];
+
+fn judge(ctx: &Context<'_>) -> Outcome {
+    let mut outcome = Outcome::new(CheckId::NetworkTimeout);
+    for run in ctx.declared_runs() {
+        let reached = !run.record.proxy_requests.is_empty();
+        if run.record.error.is_some() {
+            outcome.completed(&run); // fails it with the reason
+            continue;
+        }
+        if run.record.timed_out {
+            outcome.runs_checked += 1;
+            outcome.fail(&run, waited_forever(&run));
+            continue;
+        }
+        if !reached {
+            continue; // it never went for the network: nothing to judge
+        }
+        outcome.runs_checked += 1;
+        let head = format!(
+            "with every proxy at a listener that never answers, it asked for {} and {} \
+             after {:.1}s",
+            hosts(&run.record.proxy_requests),
+            run.describe_exit(),
+            run.record.duration.as_secs_f64()
+        );
+        if let Some(problem) = problem(ctx, &run) {
+            outcome.fail(
+                &run,
+                format!(
+                    "{head}: {problem}. A network call that gets no answer ends with an \
+                     error envelope whose error.code says TIMEOUT, NETWORK or UNREACHABLE \
+                     and retryable true (REQ-F-012, REQ-C-012)"
+                ),
+            );
+        }
+    }
+    if outcome.runs_checked == 0 && outcome.failures.is_empty() {
+        outcome.skip(
+            "no read probe's black-hole run reached the listener: no probed command went \
+             for the network through the proxy variables, so no network wait was seen",
+        );
+    }
+    outcome
+}
+
+/// The detail of a black-hole run that the kit killed at its limit.
+fn waited_forever(run: &Judged<'_>) -> String {
+    let limit = run.record.limit.as_secs_f64();
+    if run.record.proxy_requests.is_empty() {
+        return format!(
+            "with every proxy at a listener that never answers, it did not exit within \
+             the {limit}s limit and never reached the listener; the kit killed its \
+             process group"
+        );
+    }
+    format!(
+        "with every proxy at a listener that never answers, it waited on {} until \
+         conform's limit of {limit}s and the kit killed it: an agent would have waited \
+         forever. A network call needs a default timeout of its own that ends it with \
+         an error envelope (REQ-F-011, REQ-F-012)",
+        hosts(&run.record.proxy_requests)
+    )
+}
+
+/// What is wrong with how a run that reached the listener ended, if anything.
+fn problem(ctx: &Context<'_>, run: &Judged<'_>) -> Option<String> {
+    if run.record.exit_code() == Some(0) {
+        return Some("it exited 0, as if the network had answered".into());
+    }
+    let error = match ctx.error_object(run) {
+        Ok(error) => error,
+        Err(why) => return Some(why),
+    };
+    let mut problems = Vec::new();
+    match error.get("code").and_then(Value::as_str) {
+        Some(code) if NETWORK_CODES.iter().any(|word| code.contains(word)) => {}
+        Some(code) => problems.push(format!(
+            "error.code is \"{code}\", which names no timeout or network failure"
+        )),
+        None => problems.push("error.code is missing".into()),
+    }
+    match error.get("retryable") {
+        Some(Value::Bool(true)) => {}
+        other => problems.push(format!(
+            "error.retryable is {}, but a call that got no answer may work when retried",
+            other.map_or_else(|| "missing".to_string(), Value::to_string)
+        )),
+    }
+    (!problems.is_empty()).then(|| problems.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::checks::skips::{assert_passed, judged_with, write};
+    use crate::checks::Status;
+    use crate::exec::{Exit, ProxyRequest, RunRecord};
+
+    const PROFILE: &str = r#"{
+        "schema_version": "1.0", "tool": "t", "command": ["sh"], "timeout_seconds": 5,
+        "probes": [
+            { "name": "releases", "argv": ["releases"], "kind": "read" },
+            { "name": "list", "argv": ["list"], "kind": "read" },
+            { "name": "bad", "argv": ["list", "--nope"], "kind": "invalid" }
+        ]
+    }"#;
+
+    const TIMEOUT_ENVELOPE: &str = r#"{"ok":false,"data":null,"error":{"code":"TIMEOUT","message":"no answer","retryable":true},"warnings":[],"meta":{"exit_code":10,"duration_ms":1000}}"#;
+
+    fn connect(host: &str) -> ProxyRequest {
+        ProxyRequest {
+            host: Some(host.into()),
+            port: Some(443),
+            path: None,
+            at: Duration::from_millis(3),
+        }
+    }
+
+    /// `releases` at the black hole as `black_hole` makes it; `list` never connects.
+    fn judged(black_hole: impl Fn(&mut RunRecord)) -> Outcome {
+        judged_with(PROFILE, CheckId::NetworkTimeout, |run, record| {
+            if run.role.kind == RunKind::BlackHole && run.label.starts_with("releases") {
+                black_hole(record);
+            }
+        })
+    }
+
+    fn timed_out_error(record: &mut RunRecord) {
+        record.proxy_requests = vec![connect("registry.example")];
+        record.exit = Exit::Code(10);
+        record.duration = Duration::from_millis(1000);
+        write(record, TIMEOUT_ENVELOPE);
+    }
+
+    #[test]
+    fn a_retryable_timeout_error_passes_and_runs_that_never_connect_are_not_counted() {
+        assert_passed(&judged(timed_out_error), 1);
+        for code in ["NETWORK_ERROR", "HOST_UNREACHABLE"] {
+            let outcome = judged(|record| {
+                timed_out_error(record);
+                let envelope = TIMEOUT_ENVELOPE.replace("\"TIMEOUT\"", &format!("\"{code}\""));
+                write(record, &envelope);
+            });
+            assert_passed(&outcome, 1);
+        }
+    }
+
+    #[test]
+    fn a_run_held_until_the_limit_names_the_hosts_and_says_an_agent_would_wait_forever() {
+        let outcome = judged(|record| {
+            record.proxy_requests = vec![
+                connect("registry.example"),
+                connect("registry.example"),
+                ProxyRequest {
+                    host: Some("telemetry.example".into()),
+                    port: Some(80),
+                    path: Some("/v1/ping".into()),
+                    at: Duration::from_millis(9),
+                },
+            ];
+            record.timed_out = true;
+            record.exit = Exit::Unknown;
+        });
+        assert_eq!(outcome.status(), Status::Fail, "{outcome:#?}");
+        let detail = &outcome.failures[0].detail;
+        for words in [
+            "it waited on registry.example:443, telemetry.example:80/v1/ping until conform's limit of 5s",
+            "an agent would have waited forever",
+        ] {
+            assert!(detail.contains(words), "{words:?} not in {detail}");
+        }
+    }
+
+    #[test]
+    fn success_a_wrong_code_or_a_final_error_fails_with_what_it_was() {
+        let outcome = judged(|record| {
+            record.proxy_requests = vec![connect("registry.example")];
+            write(
+                record,
+                r#"{"ok":true,"data":[],"error":null,"warnings":[],"meta":{"exit_code":0,"duration_ms":1}}"#,
+            );
+        });
+        let detail = &outcome.failures[0].detail;
+        assert!(
+            detail.contains("it asked for registry.example:443 and exited 0"),
+            "{detail}"
+        );
+        assert!(
+            detail.contains("as if the network had answered"),
+            "{detail}"
+        );
+
+        let outcome = judged(|record| {
+            timed_out_error(record);
+            write(
+                record,
+                &TIMEOUT_ENVELOPE
+                    .replace("\"TIMEOUT\"", "\"GENERAL_ERROR\"")
+                    .replace("\"retryable\":true", "\"retryable\":false"),
+            );
+        });
+        let detail = &outcome.failures[0].detail;
+        assert!(
+            detail.contains("error.code is \"GENERAL_ERROR\""),
+            "{detail}"
+        );
+        assert!(detail.contains("error.retryable is false"), "{detail}");
+
+        let outcome = judged(|record| {
+            timed_out_error(record);
+            write(record, "timed out\n");
+        });
+        assert!(
+            outcome.failures[0]
+                .detail
+                .contains("stdout is not an error envelope"),
+            "{outcome:#?}"
+        );
+    }
+}

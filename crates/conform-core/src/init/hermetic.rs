@@ -1,0 +1,272 @@
+//! `conform check`'s run defaults: every run, from the first help call to the last
+//! derived run, in the isolated sandbox, from a scratch working directory, with every
+//! credential-looking variable unset and the network at a black hole (unless the
+//! user passed `--network inherit`). Nothing remote and nothing outside the scratch
+//! area can then change what a run shows, so the same tool gives the same verdicts.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use crate::exec::{Network, Sandbox, OPENERS};
+use crate::plan::{Plan, RunKind};
+
+/// Words that make a variable's name read as a credential.
+const CREDENTIAL_WORDS: &[&str] = &["TOKEN", "SECRET", "KEY", "PASSWORD", "CREDENTIAL", "AUTH"];
+
+/// The cloud vendors' and clusters' well-known credential variables, by prefix or
+/// whole name, that say nothing of a credential in their words.
+const CREDENTIAL_PREFIXES: &[&str] = &["AWS_", "AZURE_", "ARM_", "CLOUDSDK_", "GCLOUD_", "VAULT_"];
+const CREDENTIAL_NAMES: &[&str] = &[
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "KUBECONFIG",
+    "DOCKER_CONFIG",
+    "NETRC",
+    "PGPASSFILE",
+];
+
+/// Set to the sentinel in every run: no real browser opens.
+const BROWSER_VARS: &[&str] = &["BROWSER"];
+
+/// Variables removed from every run: no display to open a window on.
+const DISPLAY_VARS: &[&str] = &["DISPLAY", "WAYLAND_DISPLAY"];
+
+/// Whether a variable's name reads as holding (or locating) a credential.
+pub(crate) fn is_credential(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    CREDENTIAL_WORDS.iter().any(|word| upper.contains(word))
+        || CREDENTIAL_PREFIXES.iter().any(|p| upper.starts_with(p))
+        || CREDENTIAL_NAMES.contains(&upper.as_str())
+}
+
+/// The manifest's secret and token variables: the root `secret_env_vars` and
+/// every command's `secret_env_vars` and `token_env_vars`, sorted.
+pub(crate) fn declared_secrets(manifest: &serde_json::Value) -> Vec<String> {
+    let mut names = crate::manifest::secret_names(manifest, None);
+    for command in manifest
+        .get("commands")
+        .and_then(serde_json::Value::as_object)
+        .into_iter()
+        .flat_map(|commands| commands.values())
+    {
+        names.extend(crate::manifest::secret_names(
+            &serde_json::Value::Null,
+            Some(command),
+        ));
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// How every run of `conform check` is made.
+#[derive(Debug, Clone)]
+pub(crate) struct Hermetic {
+    /// Variables unset in every run, sorted: those of conform's environment whose
+    /// names read as credentials, and the manifest's secret and token variables.
+    pub unset: Vec<String>,
+    /// Every run's network.
+    pub network: Network,
+    /// The scratch directory runs are made from.
+    pub cwd: PathBuf,
+    /// Whether to make the made-up-command run: not for a tool whose help lists
+    /// no subcommands (curl resolves the word as a host, jq compiles it).
+    pub unknown_command: bool,
+}
+
+impl Hermetic {
+    /// The defaults for conform's environment `vars`, with the manifest's secret
+    /// and token variables `declared`.
+    pub(crate) fn new(
+        vars: impl IntoIterator<Item = (OsString, OsString)>,
+        declared: &[String],
+        network: Network,
+        cwd: PathBuf,
+    ) -> Hermetic {
+        let mut unset: Vec<String> = vars
+            .into_iter()
+            .filter_map(|(name, _)| name.into_string().ok())
+            .filter(|name| is_credential(name))
+            .chain(declared.iter().cloned())
+            .collect();
+        unset.sort();
+        unset.dedup();
+        Hermetic {
+            unset,
+            network,
+            cwd,
+            unknown_command: true,
+        }
+    }
+
+    /// The conditions a command whose name says it mutates needs, each that does
+    /// not hold said in words; empty: it may run.
+    pub(crate) fn gaps(&self, environment: &[(String, String)]) -> Vec<String> {
+        let mut gaps = Vec::new();
+        if self.network != Network::BlackHole {
+            gaps.push(
+                "the network is inherited (--network inherit), so it could reach a real host"
+                    .to_string(),
+            );
+        }
+        let left: Vec<&str> = environment
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .filter(|name| is_credential(name) && !self.unset.iter().any(|u| u == name))
+            .collect();
+        if !left.is_empty() {
+            gaps.push(format!(
+                "credential variables would reach it: {}",
+                left.join(", ")
+            ));
+        }
+        if !self.cwd.starts_with(std::env::temp_dir()) {
+            gaps.push("its working directory is not a scratch directory".to_string());
+        }
+        gaps
+    }
+
+    /// Every planned run made the hermetic way: the isolated sandbox where the kind
+    /// had a lighter one or none, credentials and display unset, the black hole
+    /// unless inherited; the made-up-command run left out when it does not fit.
+    pub(crate) fn apply(&self, plan: &mut Plan) {
+        if !self.unknown_command {
+            drop_runs(plan, |run| run.role.kind == RunKind::UnknownCommand);
+        }
+        for run in &mut plan.runs {
+            let spec = &mut run.spec;
+            match &mut spec.sandbox {
+                // Fresh directories, and no real browser: the pager and editor
+                // stay as the kind had them, so the checks that read a pager or an
+                // editor judge their own runs, not every run.
+                None => {
+                    spec.sandbox = Some(Sandbox {
+                        fresh_dirs: true,
+                        sentinel_vars: BROWSER_VARS,
+                        shims: OPENERS,
+                        needles: Vec::new(),
+                    })
+                }
+                Some(sandbox) => sandbox.fresh_dirs = true,
+            }
+            if self.network == Network::BlackHole {
+                spec.network = Network::BlackHole;
+            }
+            let removed = self
+                .unset
+                .iter()
+                .map(String::as_str)
+                .chain(DISPLAY_VARS.iter().copied());
+            for name in removed {
+                let set_by_run = spec.env_set.iter().any(|(set, _)| set == name);
+                if !set_by_run && !spec.env_remove.iter().any(|r| r == name) {
+                    spec.env_remove.push(name.to_string());
+                }
+            }
+        }
+    }
+}
+
+/// Removes the runs `drop` picks, renumbering every reference to a later run.
+fn drop_runs(plan: &mut Plan, drop: impl Fn(&crate::plan::PlannedRun) -> bool) {
+    let mut renumber = Vec::with_capacity(plan.runs.len());
+    let mut next = 0;
+    for run in &plan.runs {
+        if drop(run) {
+            renumber.push(None);
+        } else {
+            renumber.push(Some(next));
+            next += 1;
+        }
+    }
+    let dropped_is_needed = plan.runs.iter().enumerate().any(|(index, run)| {
+        renumber[index].is_some()
+            && (run
+                .after
+                .iter()
+                .chain(&run.gate)
+                .any(|&i| renumber[i].is_none())
+                || run.derived.as_ref().is_some_and(|d| {
+                    [Some(d.baseline), d.manifest, d.earlier]
+                        .into_iter()
+                        .flatten()
+                        .any(|i| renumber[i].is_none())
+                }))
+    });
+    // A run another one waits on stays: dropping it would break the plan.
+    if dropped_is_needed {
+        return;
+    }
+    let at = |index: usize| renumber[index].unwrap_or(index);
+    let mut index = 0;
+    plan.runs.retain(|_| {
+        let keep = renumber[index].is_some();
+        index += 1;
+        keep
+    });
+    for run in &mut plan.runs {
+        for after in &mut run.after {
+            *after = at(*after);
+        }
+        if let Some(gate) = &mut run.gate {
+            *gate = at(*gate);
+        }
+        if let Some(derived) = &mut run.derived {
+            derived.baseline = at(derived.baseline);
+            derived.manifest = derived.manifest.map(at);
+            derived.earlier = derived.earlier.map(at);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credential_names_are_recognised_by_their_words_and_vendors() {
+        for name in [
+            "GITHUB_TOKEN",
+            "npm_config__authToken",
+            "OPENAI_API_KEY",
+            "PGPASSWORD",
+            "AWS_PROFILE",
+            "AZURE_CLIENT_ID",
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            "SSH_AUTH_SOCK",
+        ] {
+            assert!(is_credential(name), "{name}");
+        }
+        for name in ["PATH", "HOME", "TERM", "LANG", "CARGO_HOME"] {
+            assert!(!is_credential(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_unset_names_are_sorted_once_and_never_carry_values() {
+        let vars = [
+            ("PATH", "/bin"),
+            ("GH_TOKEN", "ghp_secret"),
+            ("AWS_SECRET_ACCESS_KEY", "x"),
+        ]
+        .map(|(n, v)| (OsString::from(n), OsString::from(v)));
+        let hermetic = Hermetic::new(
+            vars,
+            &["GH_TOKEN".to_string(), "TOOL_SECRET".to_string()],
+            Network::BlackHole,
+            std::env::temp_dir(),
+        );
+        assert_eq!(
+            hermetic.unset,
+            ["AWS_SECRET_ACCESS_KEY", "GH_TOKEN", "TOOL_SECRET"]
+        );
+        assert!(hermetic.gaps(&[]).is_empty());
+        let inherited = Hermetic {
+            network: Network::Inherited,
+            ..hermetic
+        };
+        let gaps = inherited.gaps(&[("MY_TOKEN".into(), "v".into())]);
+        assert_eq!(gaps.len(), 2, "{gaps:?}");
+        assert!(gaps[0].contains("--network inherit"), "{gaps:?}");
+        assert!(gaps[1].contains("MY_TOKEN"), "{gaps:?}");
+    }
+}

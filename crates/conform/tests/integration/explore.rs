@@ -1,0 +1,233 @@
+//! `conform check` explores: every command a probe that can be one, judged by the
+//! checks; hermetic (no credential, no real network, nothing outside a scratch
+//! area); the same profile run after run; probes that fit the tool.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::{conform_in, EnvRemoveAll, DEVELOPER_ENV};
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/check")
+}
+
+/// The probe labels of a check's failures.
+fn failed_probes(check: &Value) -> Vec<String> {
+    check["failures"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f["probe"].as_str().map(String::from))
+        .collect()
+}
+
+/// `conform check ARGS -- ./TOOL` from the fixtures, with `env` added; the envelope.
+fn check_with_env(args: &[&str], tool: &str, env: &[(&str, &str)]) -> (i32, Value, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_conform"))
+        .arg("check")
+        .args(args)
+        .arg("--")
+        .arg(format!("./{tool}"))
+        .current_dir(fixtures())
+        .env_remove_all(DEVELOPER_ENV)
+        .envs(env.iter().copied())
+        .output()
+        .expect("conform runs");
+    let envelope: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not one envelope ({e}): {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (output.status.code().unwrap_or(-1), envelope, stderr)
+}
+
+#[test]
+fn a_login_that_opens_a_browser_a_prompt_and_a_network_call_are_each_a_failed_check_naming_the_command(
+) {
+    let check = conform_in(&fixtures(), ["check", "--", "./agentcli"]);
+    assert_eq!(check.code(), 4, "{:#}", check.envelope);
+    let names = |id: &str| failed_probes(check.check(id));
+    assert!(
+        names("browser_not_launched")
+            .iter()
+            .any(|p| p.starts_with("login ")),
+        "{:#}",
+        check.check("browser_not_launched")
+    );
+    assert_eq!(
+        names("no_hang_stdin_open"),
+        ["config set"],
+        "{:#}",
+        check.check("no_hang_stdin_open")
+    );
+    assert_eq!(
+        names("no_hang_stdin_closed"),
+        ["sync"],
+        "{:#}",
+        check.check("no_hang_stdin_closed")
+    );
+    // The commands that answer are probes too, whoami although it fails unsigned.
+    let inferred = &check.envelope["meta"]["inferred"];
+    let probes: Vec<&str> = inferred["profile"]["probes"]
+        .as_array()
+        .expect("probes")
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    for name in [
+        "list",
+        "status",
+        "whoami",
+        "config get",
+        "login",
+        "sync",
+        "config set",
+    ] {
+        assert!(probes.contains(&name), "{name} not probed: {probes:?}");
+    }
+    // Groups are descended into, never probed bare.
+    assert!(
+        !probes.contains(&"config") && !probes.contains(&"cache"),
+        "{probes:?}"
+    );
+    // A command that left files is reported as mutating, with the files.
+    let left = inferred["commands"]["left_out"].to_string();
+    assert!(
+        left.contains("cache warm") && left.contains("home/.agentcli/cache"),
+        "{left}"
+    );
+    assert!(
+        left.contains("delete") && left.contains("--allow-destructive"),
+        "{left}"
+    );
+    assert_eq!(inferred["commands"]["probed"], 7, "{inferred:#}");
+    assert_eq!(inferred["hermetic"]["network"], "blackhole");
+}
+
+#[test]
+fn the_same_tool_gives_the_same_profile_whatever_its_background_network_calls() {
+    // agentcli starts a detached phone-home call on every run, which outlives it.
+    let profiles: Vec<Value> = (0..3)
+        .map(|_| {
+            let (_, envelope, _) =
+                check_with_env(&["--only", "no_hang_stdin_closed"], "agentcli", &[]);
+            envelope["meta"]["inferred"]["profile"].clone()
+        })
+        .collect();
+    assert!(profiles[0]["probes"].is_array(), "{:#}", profiles[0]);
+    assert_eq!(profiles[0], profiles[1]);
+    assert_eq!(profiles[1], profiles[2]);
+}
+
+#[test]
+fn no_credential_and_no_real_network_address_reaches_any_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("runs.log");
+    let log_text = log.display().to_string();
+    let (code, envelope, stderr) = check_with_env(
+        &[],
+        "recorder",
+        &[
+            ("RECORDER_LOG", &log_text),
+            ("GH_TOKEN", "ghp-value-never-shown"),
+            ("AWS_SECRET_ACCESS_KEY", "aws-value-never-shown"),
+            ("MYTOOL_PASSWORD", "pw-value-never-shown"),
+            ("HTTPS_PROXY", "http://proxy.example:3128"),
+            ("NO_PROXY", "*"),
+        ],
+    );
+    assert_ne!(code, 1, "{envelope:#}");
+    let runs = std::fs::read_to_string(&log).expect("the recorder ran");
+    assert!(
+        runs.lines().filter(|l| l.starts_with("ran ")).count() > 10,
+        "{runs}"
+    );
+    let leaks: Vec<&str> = runs.lines().filter(|l| !l.starts_with("ran ")).collect();
+    assert!(leaks.is_empty(), "{leaks:#?}");
+    // The names unset are listed, their values never.
+    let unset = envelope["meta"]["inferred"]["hermetic"]["unset"].to_string();
+    for name in ["GH_TOKEN", "AWS_SECRET_ACCESS_KEY", "MYTOOL_PASSWORD"] {
+        assert!(unset.contains(name), "{unset}");
+    }
+    let everything = envelope.to_string() + &stderr;
+    assert!(
+        !everything.contains("value-never-shown"),
+        "a value was shown"
+    );
+}
+
+#[test]
+fn a_tool_without_subcommands_gets_no_made_up_command() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("args.log");
+    let log_text = log.display().to_string();
+    let (_, envelope, _) = check_with_env(&[], "plain", &[("RECORDER_LOG", &log_text)]);
+    let args = std::fs::read_to_string(&log).expect("plain ran");
+    assert!(!args.contains("conform-no-such-command"), "{args}");
+    // The unknown-flag probe stays.
+    assert!(args.contains("--conform-no-such-flag"), "{args}");
+    let codes = envelope["warnings"].to_string();
+    assert!(codes.contains("NO_SUBCOMMANDS"), "{codes}");
+}
+
+#[test]
+fn check_timeout_accepts_what_a_profile_accepts() {
+    let (code, envelope, _) = check_with_env(&["--timeout", "121"], "agentcli", &[]);
+    assert_eq!(code, 2, "{envelope:#}");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("args.log");
+    let log_text = log.display().to_string();
+    let (code, envelope, _) = check_with_env(
+        &["--timeout", "120", "--only", "invalid_input_exit_2"],
+        "plain",
+        &[("RECORDER_LOG", &log_text)],
+    );
+    assert_eq!(code, 0, "{envelope:#}");
+    assert_eq!(
+        envelope["meta"]["inferred"]["profile"]["timeout_seconds"],
+        120
+    );
+}
+
+#[test]
+fn reports_point_at_check_tool_or_into_the_saved_profile() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sarif = dir.path().join("out.sarif");
+    let sarif_text = sarif.display().to_string();
+    let uri = |path: &Path| -> Vec<String> {
+        let doc: Value =
+            serde_json::from_str(&std::fs::read_to_string(path).expect("sarif")).expect("JSON");
+        doc["runs"][0]["results"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| {
+                r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                    .as_str()
+                    .map(String::from)
+            })
+            .collect()
+    };
+    check_with_env(&["--sarif", &sarif_text], "agentcli", &[]);
+    let uris = uri(&sarif);
+    assert!(!uris.is_empty());
+    assert!(uris.iter().all(|u| u == "check:./agentcli"), "{uris:?}");
+
+    let saved = dir.path().join("agentcli.json");
+    let saved_text = saved.display().to_string();
+    check_with_env(
+        &["--sarif", &sarif_text, "--save", &saved_text],
+        "agentcli",
+        &[],
+    );
+    let uris = uri(&sarif);
+    assert!(!uris.is_empty());
+    assert!(
+        uris.iter().all(|u| u.ends_with("agentcli.json")),
+        "{uris:?}"
+    );
+}
