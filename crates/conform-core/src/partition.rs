@@ -27,6 +27,16 @@ impl Partition {
             .then_some(Partition { shard, total })
     }
 
+    /// This shard's number, from 1.
+    pub(crate) fn shard(self) -> usize {
+        self.shard
+    }
+
+    /// How many shards there are.
+    pub(crate) fn total(self) -> usize {
+        self.total
+    }
+
     /// Whether the pair at `index` of the sorted list belongs to this shard.
     pub(crate) fn holds(self, index: usize) -> bool {
         index % self.total + 1 == self.shard

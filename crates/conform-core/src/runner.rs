@@ -31,8 +31,9 @@ pub(crate) struct RunConfig {
     pub fail_fast: bool,
     /// The suite's cancellation and scratch directory.
     pub session: Session,
-    /// `conform check`'s run defaults, applied to every planned run.
-    pub hermetic: Option<std::sync::Arc<crate::init::Hermetic>>,
+    /// `conform check`'s run defaults, one per profile in the order given, each
+    /// applied to every planned run of its profile; empty for profiles on disk.
+    pub hermetic: Vec<crate::init::Hermetic>,
 }
 
 impl RunConfig {
@@ -45,7 +46,7 @@ impl RunConfig {
             options: RunOptions { capture_limit },
             fail_fast: false,
             session: Session::new(cancel.clone()),
-            hermetic: None,
+            hermetic: Vec::new(),
         }
     }
 }
@@ -130,9 +131,10 @@ pub(crate) fn run_profiles(
 ) -> RunOutcome {
     let plans: Vec<Plan> = runs
         .iter()
-        .map(|run| {
+        .enumerate()
+        .map(|(index, run)| {
             let mut plan = plan::plan(run.profile, &checks::reads(&run.checks), config.options);
-            if let Some(hermetic) = &config.hermetic {
+            if let Some(hermetic) = config.hermetic.get(index) {
                 hermetic.apply(&mut plan);
             }
             plan

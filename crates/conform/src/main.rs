@@ -9,8 +9,10 @@ use std::time::Instant;
 use clap::Parser;
 use serde_json::json;
 
-use cli::args::{Cli, Command, CompletionShell, Format, InitArgs, RunFlags, SchemaKind};
-use conform_core::command::{self, CheckRequest, InitRequest, InitSource, Output, RunRequest};
+use cli::args::{CheckArgs, Cli, Command, CompletionShell, Format, InitArgs, RunFlags, SchemaKind};
+use conform_core::command::{
+    self, CheckRequest, InitRequest, InitSource, Output, RunRequest, ToolsRequest,
+};
 use conform_core::{Cancel, ExitStatus};
 
 fn main() -> ExitCode {
@@ -57,6 +59,32 @@ fn main() -> ExitCode {
             let request = run_request(profiles, flags);
             cli::signals::cancel_on_interrupt(&request.cancel);
             command::run(&request, &out)
+        }
+        Command::Merge { reports, outputs } => {
+            let request = command::MergeRequest {
+                reports,
+                outputs: outputs.requested(),
+            };
+            command::merge(&request, &out)
+        }
+        Command::Check(CheckArgs {
+            tools: Some(file),
+            timeout,
+            allow_destructive,
+            network,
+            flags,
+            ..
+        }) => {
+            adopt_orphans();
+            let request = ToolsRequest {
+                file,
+                timeout_seconds: timeout,
+                allow_destructive,
+                inherit_network: network == "inherit",
+                run: run_request(Vec::new(), flags),
+            };
+            cli::signals::cancel_on_interrupt(&request.run.cancel);
+            command::check_tools(&request, &out)
         }
         Command::Check(args) => {
             adopt_orphans();

@@ -14,7 +14,6 @@
 //! saved profile with `--save`, else at `check:TOOL`.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use serde_json::{json, Value};
 
@@ -22,7 +21,7 @@ use super::output::{emit, report_error};
 use super::run::{execute, prepare, write_sarif_of_nothing_run, Extra, How, RunRequest};
 use super::Output;
 use crate::envelope::ExitStatus;
-use crate::exec::Network;
+use crate::exec::{Cancel, Network};
 use crate::init::{
     self, render_profile, write_atomic, Census, Exploration, ExploreSettings, Failure, Generated,
     Hermetic, Source,
@@ -60,32 +59,154 @@ pub fn check(request: &CheckRequest, out: &Output) -> ExitStatus {
         Err(status) => return status,
     };
     // Every run is made from here, and the exploration runs from directories in it.
-    let scratch = match tempfile::Builder::new()
-        .prefix(&format!("conform-{}-check-", std::process::id()))
-        .tempdir()
-    {
+    let scratch = match scratch_dir("check") {
         Ok(dir) => dir,
-        Err(e) => {
-            let failure = Failure::tool(
+        Err(failure) => return failed(failure, request, out),
+    };
+    let settings = ToolSettings {
+        timeout_seconds: request.timeout_seconds,
+        allow_destructive: request.allow_destructive,
+        inherit_network: request.inherit_network,
+        cancel: &request.run.cancel,
+    };
+    let tool = match infer_tool(
+        &request.tool,
+        request
+            .save
+            .as_ref()
+            .map(|save| (save.clone(), request.yes)),
+        &settings,
+        scratch.path(),
+    ) {
+        Ok(tool) => tool,
+        Err(failure) => return failed(failure, request, out),
+    };
+    let warnings: Vec<Value> = tool
+        .inferred
+        .generated
+        .warnings
+        .iter()
+        .map(|w| json!(w))
+        .collect();
+    for warning in &tool.inferred.generated.warnings {
+        eprintln!("conform check: warning: {}", warning.message);
+    }
+    if !out.json && !request.run.stream && emit(&tool.summary()) != ExitStatus::Success {
+        return ExitStatus::GeneralError;
+    }
+    let inferred_meta = tool.meta();
+    let HermeticTool {
+        inferred, hermetic, ..
+    } = tool;
+    config.hermetic = vec![hermetic];
+    let mut how = How::new(output, &selection, &config, out);
+    how.extra = Some(Extra {
+        meta: vec![("inferred", inferred_meta)],
+        warnings,
+    });
+    let status = execute(&request.run, &[&inferred.loaded], &how);
+    drop(scratch);
+    status
+}
+
+/// What every tool of one `conform check` call is inferred and run with.
+pub(super) struct ToolSettings<'a> {
+    /// Each run's limit while the profile is built, and its `timeout_seconds`.
+    pub timeout_seconds: u64,
+    /// Run the destructive probes too (refusal and preview runs).
+    pub allow_destructive: bool,
+    /// `--network inherit`.
+    pub inherit_network: bool,
+    pub cancel: &'a Cancel,
+}
+
+/// A tool made ready to run as `conform check -- TOOL` runs it: its profile
+/// inferred hermetically, and the hermetic defaults its runs are made with.
+pub(super) struct HermeticTool {
+    pub inferred: Inferred,
+    /// Applied to every planned run of the tool's profile.
+    pub hermetic: Hermetic,
+    /// What exploration found, ran and left out.
+    pub census: Census,
+}
+
+impl HermeticTool {
+    /// The text shown before the report.
+    pub(super) fn summary(&self) -> String {
+        summary(
+            &self.inferred.generated,
+            &self.inferred.not_run,
+            self.inferred.saved.as_deref(),
+            &self.census,
+            &self.hermetic,
+        )
+    }
+
+    /// `meta.inferred`: how the profile was made, with the profile itself.
+    pub(super) fn meta(&self) -> Value {
+        let Inferred {
+            generated,
+            not_run,
+            saved,
+            ..
+        } = &self.inferred;
+        let (census, hermetic) = (&self.census, &self.hermetic);
+        json!({
+            "source": generated.source,
+            "saved": saved.as_ref().map(|p| p.display().to_string()),
+            "destructive_not_run": not_run,
+            "commands": {
+                "found": census.found.len(),
+                "probed": census.probed.len(),
+                "left_out": census.left,
+            },
+            "hermetic": {
+                "unset": hermetic.unset,
+                "network": if hermetic.network == Network::BlackHole { "blackhole" } else { "inherit" },
+                "cwd": "a scratch directory, removed afterwards",
+                "sandbox": "isolated: fresh HOME, XDG directories and TMPDIR, sentinels for pagers, editors and browsers",
+            },
+            "profile": generated.profile,
+        })
+    }
+}
+
+/// A fresh scratch directory for one `conform check` call (`what` names it), removed
+/// when dropped.
+pub(super) fn scratch_dir(what: &str) -> Result<tempfile::TempDir, Failure> {
+    tempfile::Builder::new()
+        .prefix(&format!("conform-{}-{what}-", std::process::id()))
+        .tempdir()
+        .map_err(|e| {
+            Failure::tool(
                 "IO_ERROR",
                 format!("cannot make a scratch directory: {e}"),
                 "check that the temporary directory is writable",
-            );
-            return failed(failure, request, out);
-        }
-    };
-    let (runs_cwd, explore_cwd) = (scratch.path().join("cwd"), scratch.path().join("explore"));
+            )
+        })
+}
+
+/// `tool`'s profile inferred as `conform check -- TOOL` infers it: explored and run
+/// from directories made under `scratch` (`cwd` for the runs, `explore` for the
+/// exploration), credentials unset, the network at a black hole unless inherited.
+/// With `save` (a path and whether to overwrite it), the profile is also written there.
+pub(super) fn infer_tool(
+    tool: &[String],
+    save: Option<(PathBuf, bool)>,
+    settings: &ToolSettings<'_>,
+    scratch: &Path,
+) -> Result<HermeticTool, Failure> {
+    let (runs_cwd, explore_cwd) = (scratch.join("cwd"), scratch.join("explore"));
     for dir in [&runs_cwd, &explore_cwd] {
-        if let Err(e) = std::fs::create_dir_all(dir) {
-            let failure = Failure::tool(
+        std::fs::create_dir_all(dir).map_err(|e| {
+            Failure::tool(
                 "IO_ERROR",
                 format!("cannot make {}: {e}", dir.display()),
                 "check that the temporary directory is writable",
-            );
-            return failed(failure, request, out);
-        }
+            )
+        })?;
     }
-    let network = if request.inherit_network {
+    let network = if settings.inherit_network {
         Network::Inherited
     } else {
         Network::BlackHole
@@ -99,70 +220,35 @@ pub fn check(request: &CheckRequest, out: &Output) -> ExitStatus {
         scratch: explore_cwd,
         settings: ExploreSettings {
             mutating_gaps: hermetic.gaps(&environment),
-            allow_destructive: request.allow_destructive,
+            allow_destructive: settings.allow_destructive,
         },
     };
+    let (output, yes) = match save {
+        Some((path, yes)) => (Some(path), yes),
+        None => (None, false),
+    };
     let init_request = init::Request {
-        tool: absolute_arguments(&request.tool),
+        tool: absolute_arguments(tool),
         source: Source::Auto,
-        timeout_seconds: request.timeout_seconds,
-        output: request.save.clone(),
-        yes: request.yes,
+        timeout_seconds: settings.timeout_seconds,
+        output,
+        yes,
         dry_run: false,
-        cancel: request.run.cancel.clone(),
+        cancel: settings.cancel.clone(),
     };
-    let inferred = match infer(&init_request, &exploration, request.allow_destructive) {
-        Ok(inferred) => inferred,
-        Err(failure) => return failed(failure, request, out),
-    };
-    let Inferred {
-        generated,
-        mut loaded,
-        not_run,
-        saved,
-    } = inferred;
+    let mut inferred = infer(&init_request, &exploration, settings.allow_destructive)?;
+    let generated = &inferred.generated;
     hermetic.unset.extend(generated.secret_vars.iter().cloned());
     hermetic.unset.sort();
     hermetic.unset.dedup();
     hermetic.unknown_command = generated.lists_subcommands;
-    loaded.dir = hermetic.cwd.clone();
-    let census = census(&generated, &not_run);
-    let warnings: Vec<Value> = generated.warnings.iter().map(|w| json!(w)).collect();
-    for warning in &generated.warnings {
-        eprintln!("conform check: warning: {}", warning.message);
-    }
-    if !out.json && !request.run.stream {
-        let text = summary(&generated, &not_run, saved.as_deref(), &census, &hermetic);
-        if emit(&text) != ExitStatus::Success {
-            return ExitStatus::GeneralError;
-        }
-    }
-    let inferred_meta = json!({
-        "source": generated.source,
-        "saved": saved.as_ref().map(|p| p.display().to_string()),
-        "destructive_not_run": not_run,
-        "commands": {
-            "found": census.found.len(),
-            "probed": census.probed.len(),
-            "left_out": census.left,
-        },
-        "hermetic": {
-            "unset": hermetic.unset,
-            "network": if hermetic.network == Network::BlackHole { "blackhole" } else { "inherit" },
-            "cwd": "a scratch directory, removed afterwards",
-            "sandbox": "isolated: fresh HOME, XDG directories and TMPDIR, sentinels for pagers, editors and browsers",
-        },
-        "profile": generated.profile,
-    });
-    config.hermetic = Some(Arc::new(hermetic));
-    let mut how = How::new(output, &selection, &config, out);
-    how.extra = Some(Extra {
-        meta: vec![("inferred", inferred_meta)],
-        warnings,
-    });
-    let status = execute(&request.run, &[&loaded], &how);
-    drop(scratch);
-    status
+    inferred.loaded.dir = hermetic.cwd.clone();
+    let census = census(&inferred.generated, &inferred.not_run);
+    Ok(HermeticTool {
+        inferred,
+        hermetic,
+        census,
+    })
 }
 
 /// The tool's leading arguments that name files here, made absolute: runs are
@@ -207,14 +293,14 @@ fn census(generated: &Generated, not_run: &[Value]) -> Census {
 }
 
 /// The inferred profile, what runs of it, and what does not.
-struct Inferred {
-    generated: Generated,
+pub(super) struct Inferred {
+    pub generated: Generated,
     /// The profile that runs: the inferred one less the destructive probes, unless
     /// they are allowed.
-    loaded: LoadedProfile,
+    pub loaded: LoadedProfile,
     /// `{probe, argv, reason}` of each destructive probe left out.
-    not_run: Vec<Value>,
-    saved: Option<PathBuf>,
+    pub not_run: Vec<Value>,
+    pub saved: Option<PathBuf>,
 }
 
 fn infer(
@@ -299,7 +385,11 @@ fn load(
     let (path, locations) = match (&request.output, saved) {
         (Some(path), Some(saved)) => (path.clone(), Locations::scan(saved)),
         _ => (
-            PathBuf::from(format!("check:{}", request.tool.join(" "))),
+            PathBuf::from(format!(
+                "{}{}",
+                profile::INFERRED_PATH_PREFIX,
+                request.tool.join(" ")
+            )),
             Locations::scan(&text),
         ),
     };

@@ -6,10 +6,12 @@
 mod cap;
 mod check;
 mod init;
+mod merge;
 pub(crate) mod output;
 mod requirements;
 mod run;
 mod selection;
+mod tools;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -26,8 +28,10 @@ use output::{elapsed_ms, emit, emit_json, finish, report_error};
 
 pub use self::check::{check, CheckRequest, MAX_CHECK_TIMEOUT_SECONDS};
 pub use self::init::{init, init_vscode};
+pub use self::merge::{merge, MergeRequest};
 pub use self::run::{run, RunRequest};
 pub(crate) use self::selection::select;
+pub use self::tools::{check_tools, ToolsRequest};
 pub use crate::exec::{Orphan, DEFAULT_CAPTURE_LIMIT};
 pub use crate::init::{Request as InitRequest, Source as InitSource, MAX_TIMEOUT_SECONDS};
 pub use crate::partition::Partition;

@@ -14,6 +14,7 @@ use crate::events::Reporter;
 use crate::exec::Cancel;
 use crate::partition::Partition;
 use crate::profile::{LoadedProfile, Violation};
+use crate::render::json_report::{self, ProfileIdentity, RunIdentity};
 use crate::render::progress::ProgressLine;
 use crate::render::run as render_run;
 use crate::render::stream::{self as render_stream, StreamReporter};
@@ -310,10 +311,19 @@ pub(super) fn execute(
     let sources = Sources::of(profiles.iter().copied());
     // The files first: when one cannot be written, the envelope says so.
     let cwd = std::env::current_dir().unwrap_or_default();
+    let identities: Vec<ProfileIdentity> = runs
+        .iter()
+        .map(|r| ProfileIdentity::of(r.profile, &r.checks))
+        .collect();
     let finished = Finished {
         results: &results,
         sources: &sources,
-        selected: &selection.checks,
+        identity: RunIdentity {
+            selected: &selection.checks,
+            partition: selection.partition,
+            profiles: &identities,
+            sandboxes: Some(json_report::sandboxes()),
+        },
         status,
         duration_ms: elapsed_ms(started),
         cwd: &cwd,

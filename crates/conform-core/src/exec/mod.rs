@@ -62,10 +62,7 @@ pub(crate) use nix::sys::signal::Signal;
 pub use orphans::Orphan;
 pub(crate) use orphans::{adopt as adopt_orphans, end_all as end_orphans};
 pub(crate) use reactor::Reactor;
-#[cfg(test)]
-pub(crate) use sandbox::HoldingFile;
-#[cfg(test)]
-pub(crate) use sandbox::SentinelCall;
+pub(crate) use sandbox::{HoldingFile, SentinelCall};
 pub(crate) use sandbox::{
     Needle, Sandbox, SandboxReport, EDITOR_VARS, INSTALLERS, OPENERS, PAGER_VARS, SANDBOX_MARK,
     SENTINEL_VARS,

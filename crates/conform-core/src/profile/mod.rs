@@ -26,6 +26,10 @@ pub(crate) use validate::{validate_document, CONFIRMATION_FLAGS};
 pub(crate) const PROFILE_SCHEMA: &str =
     include_str!("../../schemas/conformance-profile.schema.json");
 
+/// How the path of a profile `conform check` inferred (and did not save) starts:
+/// `check:TOOL ARGS...`.
+pub(crate) const INFERRED_PATH_PREFIX: &str = "check:";
+
 /// A valid profile with its paths resolved, ready to run.
 #[derive(Debug, Clone)]
 pub(crate) struct LoadedProfile {

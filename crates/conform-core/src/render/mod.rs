@@ -5,10 +5,12 @@
 
 pub(crate) mod badge;
 pub(crate) mod files;
+pub(crate) mod html;
 pub(crate) mod json_report;
 pub(crate) mod junit;
 pub(crate) mod markdown;
 pub(crate) mod progress;
+pub(crate) mod report_file;
 pub(crate) mod reruns;
 pub(crate) mod run;
 pub(crate) mod sarif;
@@ -19,10 +21,9 @@ pub(crate) mod style;
 mod tests;
 pub(crate) mod validate;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::checks::CheckId;
 use crate::envelope::ExitStatus;
 use crate::profile::{LoadedProfile, Locations};
 use crate::result::ProfileReport;
@@ -41,6 +42,11 @@ impl Sources {
                 .map(|p| (p.path.display().to_string(), p.locations.clone()))
                 .collect(),
         )
+    }
+
+    /// The sources of the profiles whose text was read again: (profile, locations).
+    pub(crate) fn from_pairs(pairs: impl IntoIterator<Item = (String, Locations)>) -> Sources {
+        Sources(pairs.into_iter().collect())
     }
 
     #[cfg(test)]
@@ -78,6 +84,8 @@ pub enum ReportFormat {
     Markdown,
     /// `--badge`: an SVG of the highest level every profile passes.
     Badge,
+    /// `--html`: a page with a grid of profiles by checks, linked to the evidence.
+    Html,
 }
 
 impl ReportFormat {
@@ -88,6 +96,7 @@ impl ReportFormat {
             ReportFormat::Sarif => "--sarif",
             ReportFormat::Markdown => "--markdown",
             ReportFormat::Badge => "--badge",
+            ReportFormat::Html => "--html",
         }
     }
 }
@@ -96,7 +105,8 @@ impl ReportFormat {
 pub(crate) struct Finished<'a> {
     pub results: &'a [ProfileReport],
     pub sources: &'a Sources,
-    pub selected: &'a BTreeSet<CheckId>,
+    /// The partition and each profile's identity, for the JSON report.
+    pub identity: json_report::RunIdentity<'a>,
     pub status: ExitStatus,
     pub duration_ms: u64,
     /// SARIF locates profiles relative to it.
@@ -113,7 +123,7 @@ pub(crate) fn render_report(
         ReportFormat::Json => {
             let document = json_report::document(
                 results,
-                finished.selected,
+                &finished.identity,
                 finished.status,
                 finished.duration_ms,
             );
@@ -125,6 +135,7 @@ pub(crate) fn render_report(
         ReportFormat::Sarif => sarif::to_json(results, finished.sources, finished.cwd),
         ReportFormat::Markdown => Ok(markdown::to_markdown(results, finished.sources)),
         ReportFormat::Badge => Ok(badge::to_svg(results)),
+        ReportFormat::Html => Ok(html::to_html(finished)),
     }
 }
 

@@ -516,7 +516,12 @@ fn reports_are_rendered_for_every_format_from_one_finished_run() {
     let finished = Finished {
         results: &results,
         sources: &sources,
-        selected: &selected,
+        identity: render::json_report::RunIdentity {
+            selected: &selected,
+            partition: None,
+            profiles: &[],
+            sandboxes: None,
+        },
         status: ExitStatus::ChecksFailed,
         duration_ms: 1,
         cwd: &repo_root(),
@@ -541,4 +546,202 @@ fn reports_are_rendered_for_every_format_from_one_finished_run() {
             .expect("JSON report");
     assert_eq!(report["results"][1]["runs"][0]["pointer"], "/probes/0");
     assert_eq!(report["exit_code"], 4);
+}
+
+/// Every `href="#X"` of a page and whether an element has `id="X"`.
+fn dangling_links(html: &str) -> Vec<String> {
+    html.split("href=\"#")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .filter(|anchor| !html.contains(&format!("id=\"{anchor}\"")))
+        .map(String::from)
+        .collect()
+}
+
+fn html_of(results: &[ProfileReport], sources: &Sources) -> String {
+    let selected = CheckId::all();
+    let finished = Finished {
+        results,
+        sources,
+        identity: render::json_report::RunIdentity {
+            selected: &selected,
+            partition: None,
+            profiles: &[],
+            sandboxes: None,
+        },
+        status: ExitStatus::ChecksFailed,
+        duration_ms: 1,
+        cwd: &repo_root(),
+    };
+    render::html::to_html(&finished)
+}
+
+#[test]
+fn the_html_grid_links_every_cell_to_its_evidence_and_escapes_what_tools_wrote() {
+    let mut results = fixed_results();
+    results[1].tool = "<script>alert('x')</script>&".into();
+    let html = html_of(&results, &fixture_sources());
+    assert!(html.starts_with("<!DOCTYPE html>"), "{}", &html[..80]);
+    assert!(!html.contains("<script"), "no script, nor a tool's markup");
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "nothing fetched"
+    );
+    assert!(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;"));
+    // One cell per row and check, each linked to an anchor on the page.
+    let cells = html.matches("<td class=\"cell\">").count();
+    assert_eq!(cells, 2 * CATALOG.len());
+    assert_eq!(dangling_links(&html), Vec::<String>::new());
+    assert!(html
+        .contains("<a class=\"fail\" href=\"#r1-json_envelope\" title=\"json_envelope: fail\">"));
+    assert!(html.contains("<a class=\"skip\" href=\"#r1-profile_consistency\""));
+    assert!(html.contains("<a class=\"unsel\" href=\"#r0-stdout_no_ansi\""));
+    assert!(html.contains("<li id=\"r0-stdout_no_ansi\"><b>stdout_no_ansi</b> not selected"));
+    // The evidence: the failure's cause, where the probe is, its shell line, the
+    // output with its escape bytes made visible.
+    assert!(html.contains("<article class=\"fail\" id=\"r1-json_envelope\">"));
+    assert!(html.contains("$ TERM=xterm-256color ./fixturecli list &lt;/dev/null"));
+    assert!(
+        html.contains(&format!("{FIXTURE}:8:5 /probes/0")),
+        "located in the profile"
+    );
+    assert!(html.contains("stdout │ {␛[34m&quot;ok&quot;␛[0m: true}"));
+    assert!(!html.contains('\u{1b}'), "no raw escape byte");
+    assert!(
+        html.contains("the tool gave no valid manifest"),
+        "a skip's reason"
+    );
+    // Levels per row: democli's pass, fixturecli's fail.
+    assert!(html.contains("<td class=\"lv\"><b class=\"pass\">pass</b></td>"));
+    assert!(html.contains("<td class=\"lv\"><b class=\"fail\">fail</b></td>"));
+}
+
+#[test]
+fn a_grid_of_fifty_tools_by_every_check_renders_every_cell() {
+    let results: Vec<ProfileReport> = (0..50)
+        .map(|n| {
+            let checks = CATALOG
+                .iter()
+                .enumerate()
+                .map(|(c, spec)| {
+                    let run = facts("list", "/probes/0", &["list", &format!("--n={n}")]);
+                    match (n + c) % 7 {
+                        0 => check(
+                            spec.id,
+                            1,
+                            vec![Evidence {
+                                run,
+                                detail: format!("failure {n}/{c} <b>"),
+                            }],
+                            None,
+                        ),
+                        1 => check(spec.id, 0, vec![], Some("nothing to judge")),
+                        _ => check(spec.id, 3, vec![], None),
+                    }
+                })
+                .collect();
+            report(
+                &format!("profiles/tool-{n}.json"),
+                &format!("tool-{n}"),
+                checks,
+                vec![],
+            )
+        })
+        .collect();
+    let html = html_of(&results, &Sources::default());
+    assert_eq!(
+        html.matches("<td class=\"cell\">").count(),
+        50 * CATALOG.len()
+    );
+    assert_eq!(html.matches("<section class=\"row\"").count(), 50);
+    assert_eq!(dangling_links(&html), Vec::<String>::new());
+    assert!(html.contains("failure 49/"), "the last row's evidence");
+    assert!(html.contains("&lt;b&gt;") && !html.contains("<b>\n"));
+    // Sticky header and first column keep a large grid readable.
+    assert!(html.contains("position: sticky; top: 0"));
+    assert!(html.contains("position: sticky; left: 0"));
+}
+
+#[test]
+fn a_json_report_read_back_writes_the_same_report() {
+    use std::time::Duration;
+
+    use crate::exec::{HoldingFile, ProxyRequest, SandboxReport, SentinelCall};
+    use crate::render::json_report::{document, sandboxes, RunIdentity};
+    use crate::render::report_file;
+
+    let mut results = fixed_results();
+    // What the evidence holds besides the fixed results: the black hole's requests,
+    // a second starved attempt, the sentinel's calls and a file holding a needle.
+    let mut run = results[1].checks[2].check.failures[0].run.clone();
+    run.proxy_connections = Some(2);
+    run.proxy_requests = vec![
+        ProxyRequest {
+            host: Some("api.example.com".into()),
+            port: Some(443),
+            path: None,
+            at: Duration::from_millis(7),
+        },
+        ProxyRequest {
+            host: None,
+            port: None,
+            path: None,
+            at: Duration::from_millis(9),
+        },
+    ];
+    run.starved_again = true;
+    run.sandbox = Some(SandboxReport {
+        sentinel_calls: vec![SentinelCall {
+            name: "PAGER".into(),
+            argv: vec!["<sandbox>/tmp/out".into()],
+        }],
+        created: vec!["config/fixturecli/".into()],
+        created_more: 0,
+        holding: vec![HoldingFile {
+            path: "config/fixturecli/token".into(),
+            mode: 0o600,
+            needles: vec!["FIXTURE_TOKEN".into()],
+        }],
+    });
+    results[1].checks[2].check.failures[0].run = run.clone();
+    // The same run failing a second check: a cause the two share.
+    results[1].checks[1].check.failures.push(Evidence {
+        run: run.clone(),
+        detail: "a second check's failure on the same run".into(),
+    });
+    results[1].runs.push(run);
+    let selected = CheckId::all();
+    let written = document(
+        &results,
+        &RunIdentity {
+            selected: &selected,
+            partition: None,
+            profiles: &[],
+            sandboxes: Some(sandboxes()),
+        },
+        ExitStatus::ChecksFailed,
+        1,
+    );
+    let errors = schema_errors(render::json_report::SCHEMA, &written);
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert!(
+        written["results"][1]["causes"]
+            .as_array()
+            .is_some_and(|c| !c.is_empty()),
+        "the run is the cause of two failures: {:#}",
+        written["results"][1]
+    );
+    let read = report_file::read(&written).expect("the report reads back");
+    let again = document(
+        &read.results,
+        &RunIdentity {
+            selected: &read.selected,
+            partition: read.partition,
+            profiles: &read.profiles,
+            sandboxes: read.sandboxes.clone(),
+        },
+        ExitStatus::ChecksFailed,
+        read.duration_ms,
+    );
+    assert_eq!(again, written);
 }

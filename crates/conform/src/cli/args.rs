@@ -50,6 +50,14 @@ pub enum Command {
     },
     /// Judge TOOL with no profile on disk: infer one as init does (from its manifest, else its --help), run it, report as run does; destructive probes only with --allow-destructive.
     Check(CheckArgs),
+    /// Join the --json-report files of one run's shards (run --partition K/N) into the result of the whole run: the same envelope, levels, summary and exit code, and every report file; shards of different runs, or missing or repeated ones, are refused (exit 2).
+    Merge {
+        /// The shards' --json-report files, every shard once.
+        #[arg(required = true, value_name = "REPORT")]
+        reports: Vec<PathBuf>,
+        #[command(flatten)]
+        outputs: ReportArgs,
+    },
     /// List the checks: id, level, requirements, title.
     Checks {
         /// Only these checks (ids, as `conform run --only` takes them).
@@ -163,13 +171,16 @@ pub struct CheckArgs {
     /// Limit for each run of TOOL, while the profile is inferred and after, and the profile's timeout_seconds (1 to 120, as a profile accepts).
     #[arg(long, value_name = "SECONDS", default_value_t = command::MAX_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..=command::MAX_CHECK_TIMEOUT_SECONDS))]
     pub timeout: u64,
+    /// Judge several tools in one call: one command line per row of FILE (quoted as a shell quotes words; blank lines and # comments skipped), each with its own inferred profile and result, all in one pool.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["tool", "save"])]
+    pub tools: Option<PathBuf>,
     /// Where the runs' network traffic goes: blackhole (every proxy variable at a listener that never answers; the default) or inherit (the machine's network; commands whose names say they mutate are then left out).
     #[arg(long, value_name = "WHERE", default_value = "blackhole", value_parser = ["blackhole", "inherit"])]
     pub network: String,
     #[command(flatten)]
     pub flags: RunFlags,
     /// The tool to judge (a path, or a command on PATH) and its leading arguments.
-    #[arg(required = true, num_args = 1.., value_name = "TOOL")]
+    #[arg(required_unless_present = "tools", num_args = 1.., value_name = "TOOL")]
     pub tool: Vec<String>,
 }
 
@@ -192,6 +203,9 @@ pub struct ReportArgs {
     /// Also write an SVG badge: "agent-ready | level N", the highest level every profile passes.
     #[arg(long, value_name = "PATH")]
     pub badge: Option<PathBuf>,
+    /// Also write an HTML scorecard: one self-contained page with a grid of profiles (or tools) by checks, each cell linked to its evidence.
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
 }
 
 impl ReportArgs {
@@ -203,6 +217,7 @@ impl ReportArgs {
             (ReportFormat::Sarif, &self.sarif),
             (ReportFormat::Markdown, &self.markdown),
             (ReportFormat::Badge, &self.badge),
+            (ReportFormat::Html, &self.html),
         ]
         .into_iter()
         .filter_map(|(format, path)| path.clone().map(|p| (format, p)))

@@ -86,7 +86,7 @@ fn output_schema(name: &str) -> Option<Value> {
             } } }
         }),
         // One profile gives its ConformanceResult, several a list of them.
-        "run" | "check" => json!({
+        "run" | "check" | "merge" => json!({
             "definitions": { "result": {
                 "type": "object",
                 "required": ["schema_version", "tool", "levels", "summary", "checks"],
