@@ -222,6 +222,10 @@ fn completions(shell: CompletionShell) -> ExitStatus {
 /// `conform init`: the arguments as a request; the warnings (skipped commands and
 /// why) go to the envelope and to stderr.
 fn init(args: InitArgs, out: &Output) -> ExitStatus {
+    if args.vscode {
+        // The editor reads .vscode/ from the workspace root: where conform runs.
+        return command::init_vscode(std::path::Path::new("."), args.dry_run, out);
+    }
     let source = match (args.from_help, args.manifest_file, args.manifest_args) {
         (true, _, _) => InitSource::Help,
         (false, Some(file), _) => InitSource::ManifestFile(file),

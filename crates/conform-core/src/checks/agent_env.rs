@@ -142,13 +142,28 @@ fn judge_editor(ctx: &Context<'_>) -> Outcome {
 
 fn judge_browser(ctx: &Context<'_>) -> Outcome {
     let runs = ctx.declared_runs();
-    sentinels(
+    let mut outcome = sentinels(
         CheckId::BrowserNotLaunched,
         &runs,
         &|name| name == "BROWSER" || OPENERS.contains(&name),
         "launched a browser",
         "print the URL instead of opening it (REQ-F-057)",
-    )
+    );
+    // Help, version, bare and rejected runs stop before any work: a pass on them
+    // alone would say nothing of the commands that might open a browser.
+    let working = runs.iter().any(|run| {
+        run.planned
+            .role
+            .probe_index()
+            .and_then(|p| ctx.profile.profile.probes.get(p))
+            .is_some_and(|probe| probe.kind != ProbeKind::Invalid)
+    });
+    if !working && outcome.runs_checked > 0 && outcome.failures.is_empty() {
+        outcome.skip(
+            "no isolated run of a read, destructive or stream probe: only help, version, bare and invalid-input runs were made, which stop before any work, so none could have shown a browser opening",
+        );
+    }
+    outcome
 }
 
 /// Fails every run in which the sentinel was called by a name `matches` accepts.
@@ -354,7 +369,7 @@ fn judge_invalid_no_side_effects(ctx: &Context<'_>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::skips::{assert_passed, assert_skipped, judged, write};
+    use crate::checks::skips::{assert_passed, assert_skipped, judged, judged_with, write};
     use crate::checks::Status;
     use crate::exec::{Exit, SentinelCall};
 
@@ -409,6 +424,29 @@ mod tests {
             ),
             "{outcome:#?}"
         );
+    }
+
+    #[test]
+    fn browser_not_launched_skips_when_only_runs_that_stop_before_any_work_were_made() {
+        const INVALID_ONLY: &str = r#"{
+            "schema_version": "1.0", "tool": "t", "command": ["sh"], "timeout_seconds": 5,
+            "probes": [ { "name": "bad", "argv": ["list", "--nope"], "kind": "invalid" } ]
+        }"#;
+        let outcome = judged_with(INVALID_ONLY, CheckId::BrowserNotLaunched, |_, record| {
+            record.sandbox = Some(SandboxReport::default());
+        });
+        assert_eq!(outcome.status(), Status::Skip);
+        assert!(
+            outcome.skipped_reason.as_deref().is_some_and(
+                |r| r.starts_with("no isolated run of a read, destructive or stream probe")
+            ),
+            "{outcome:#?}"
+        );
+        // A read probe's isolated run could have opened one: a pass that counts it.
+        let outcome = judged(CheckId::BrowserNotLaunched, |_, record| {
+            record.sandbox = Some(SandboxReport::default());
+        });
+        assert_eq!(outcome.status(), Status::Pass, "{outcome:#?}");
     }
 
     #[test]

@@ -40,8 +40,22 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         outcome.skip("the profile has no read probe to run headless");
         return outcome;
     }
+    // The runs that showed how the tool behaves without credentials: something was
+    // unset for them, they did not simply exit 0, or a manifest declared what they
+    // need (nothing, which their exit 0 bears out).
+    let declared = ctx.manifest_as_read().is_some();
+    let mut telling = 0;
+    let mut exited_0: Vec<String> = Vec::new();
     for run in ctx.runs_of(&[RunKind::Headless]) {
         let unset = unset_names(ctx, &run);
+        let code = run.record.exit_code();
+        if !declared && unset.is_empty() && code == Some(0) && !run.record.timed_out {
+            let probe = run.planned.role.probe_index();
+            let probe = probe.and_then(|p| ctx.profile.profile.probes.get(p));
+            exited_0.push(probe.map_or_else(|| run.planned.label.clone(), |p| p.name.clone()));
+        } else {
+            telling += 1;
+        }
         let shown = show_unset(&unset);
         let browsers = browser_calls(&run);
         if !outcome.completed(&run) {
@@ -77,7 +91,6 @@ fn judge(ctx: &Context<'_>) -> Outcome {
                 ),
             );
         }
-        let code = run.record.exit_code();
         if code == Some(0) {
             continue;
         }
@@ -108,6 +121,12 @@ fn judge(ctx: &Context<'_>) -> Outcome {
                 ),
             );
         }
+    }
+    if telling == 0 && !exited_0.is_empty() && outcome.failures.is_empty() {
+        outcome.skip(format!(
+            "no read probe needed auth: the headless runs of {} exited 0, and no manifest says which secret or token variables they need, so none showed how the tool fails without credentials",
+            exited_0.join(", ")
+        ));
     }
     outcome
 }
@@ -360,6 +379,19 @@ mod tests {
             outcome.skipped_reason.as_deref(),
             Some("the profile has no read probe to run headless")
         );
+    }
+
+    #[test]
+    fn runs_that_exit_0_with_nothing_unset_show_nothing_and_skip_naming_them() {
+        // The skips profile has no manifest: its `list` exits 0 with nothing to unset.
+        let outcome = judged(CheckId::HeadlessAuth, |_, _| {});
+        assert_eq!(outcome.status(), Status::Skip);
+        assert_eq!(
+            outcome.skipped_reason.as_deref(),
+            Some("no read probe needed auth: the headless runs of list exited 0, and no manifest says which secret or token variables they need, so none showed how the tool fails without credentials")
+        );
+        // With the manifest's variables unset, an exit 0 bears out what it declares.
+        assert_passed(&headless(|_| {}), 1);
     }
 
     #[test]

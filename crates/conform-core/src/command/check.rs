@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::output::{emit, report_error};
-use super::run::{execute, prepare, Extra, How, RunRequest};
+use super::run::{execute, prepare, write_sarif_of_nothing_run, Extra, How, RunRequest};
 use super::Output;
 use crate::envelope::ExitStatus;
 use crate::exec::{Cancel, Network};
@@ -26,7 +26,7 @@ use crate::init::{
     self, render_profile, write_atomic, Census, Exploration, ExploreSettings, Failure, Generated,
     Hermetic, Source,
 };
-use crate::profile::{self, LoadedProfile, Locations};
+use crate::profile::{self, LoadedProfile, Locations, Violation};
 
 /// The longest `--timeout` check accepts: what a profile accepts.
 pub const MAX_CHECK_TIMEOUT_SECONDS: u64 = 120;
@@ -505,6 +505,10 @@ fn failed(mut failure: Failure, request: &CheckRequest, out: &Output) -> ExitSta
         eprintln!("conform check: warning: {}", warning.message);
     }
     let status = failure.status;
+    // Nothing ran: the --sarif file says why, located at the tool named.
+    let reason = Violation::new("", failure.message.clone(), failure.fix.clone());
+    let tool = request.tool.first().cloned().unwrap_or_default();
+    write_sarif_of_nothing_run(&request.run, &[(tool, vec![reason])]);
     let detail = super::failure_detail(failure);
     if !out.json {
         eprintln!("conform: {}", detail.message);

@@ -1,8 +1,13 @@
-//! `conform init`: generate a profile, then print it, preview it or write it.
+//! `conform init`: generate a profile, then print it, preview it or write it; or,
+//! with `--vscode`, give the editor the profile schema.
+
+mod vscode;
+
+use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::output::{elapsed_ms, emit, emit_json, finish};
+use super::output::{elapsed_ms, emit, emit_json, finish, report_error};
 use super::Output;
 use crate::envelope::{envelope, ExitStatus};
 use crate::init::Request;
@@ -46,6 +51,31 @@ pub fn init(request: &Request, out: &Output) -> ExitStatus {
             let mut document = envelope(status, Value::Null, Some(detail), elapsed_ms(started));
             document["warnings"] = warnings;
             finish(status, emit_json(&document))
+        }
+    }
+}
+
+/// `conform init --vscode`: write the profile schema into the workspace rooted at
+/// `root` and map conformance-profile.json to it in `.vscode/settings.json`, keeping
+/// that file's other keys; refuse a settings file that is not plain JSON.
+pub fn init_vscode(root: &Path, dry_run: bool, out: &Output) -> ExitStatus {
+    match vscode::write(root, dry_run) {
+        Ok(written) if out.json => emit_json(&envelope(
+            ExitStatus::Success,
+            written.data(),
+            None,
+            elapsed_ms(out.started),
+        )),
+        Ok(written) => emit(&written.text()),
+        Err(failure) => {
+            let (status, detail) = *failure;
+            if !out.json {
+                if let Some(fix) = &detail.fix_required {
+                    eprintln!("conform: {}\nfix: {fix}", detail.message);
+                    return status;
+                }
+            }
+            report_error(status, detail, Value::Null, out.json, out.started)
         }
     }
 }

@@ -27,7 +27,7 @@ use crate::{discover, profile};
 use output::{elapsed_ms, emit, emit_json, finish, report_error};
 
 pub use self::check::{check, CheckRequest, MAX_CHECK_TIMEOUT_SECONDS};
-pub use self::init::init;
+pub use self::init::{init, init_vscode};
 pub use self::merge::{merge, MergeRequest};
 pub use self::run::{run, RunRequest};
 pub(crate) use self::selection::select;

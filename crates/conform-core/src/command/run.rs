@@ -13,7 +13,7 @@ use crate::envelope::{envelope, ErrorDetail, ExitStatus};
 use crate::events::Reporter;
 use crate::exec::Cancel;
 use crate::partition::Partition;
-use crate::profile::LoadedProfile;
+use crate::profile::{LoadedProfile, Violation};
 use crate::render::json_report::{self, ProfileIdentity, RunIdentity};
 use crate::render::progress::ProgressLine;
 use crate::render::run as render_run;
@@ -115,6 +115,10 @@ pub fn run(request: &RunRequest, out: &Output) -> ExitStatus {
         Ok(paths) => paths,
         Err(message) => {
             let detail = super::bad_paths_detail(&message);
+            let named = request.profiles.first().map(|p| p.display().to_string());
+            let reason =
+                Violation::new("", message, detail.fix_required.clone().unwrap_or_default());
+            write_sarif_of_nothing_run(request, &[(named.unwrap_or_default(), vec![reason])]);
             return output.error(ExitStatus::InvalidInput, detail, Value::Null, 0, started);
         }
     };
@@ -124,6 +128,13 @@ pub fn run(request: &RunRequest, out: &Output) -> ExitStatus {
         outcomes: paths.iter().map(|p| profile::load(p)).collect(),
     };
     if report.status() != ExitStatus::Success {
+        let errors: Vec<(String, Vec<Violation>)> = report
+            .outcomes
+            .iter()
+            .filter_map(|o| o.as_ref().err())
+            .map(|e| (e.path.display().to_string(), e.violations.clone()))
+            .collect();
+        write_sarif_of_nothing_run(request, &errors);
         let document = render_validate::to_envelope(&report, elapsed_ms(started));
         let written = match output {
             RunOutput::Stream => emit_json_line(&render_stream::error_line(document, 0)),
@@ -139,6 +150,35 @@ pub fn run(request: &RunRequest, out: &Output) -> ExitStatus {
         .collect();
     let how = How::new(output, &selection, &config, out);
     execute(request, &profiles, &how)
+}
+
+/// A run that ran nothing still writes the `--sarif` file asked for, a result per
+/// reason (each profile's violations, with where they are), so that the upload step
+/// that follows in CI finds a file and code scanning shows why. The other report
+/// files describe checks, of which there are none. `errors` pairs a profile path
+/// (or the path or tool named) with what is wrong.
+pub(super) fn write_sarif_of_nothing_run(
+    request: &RunRequest,
+    errors: &[(String, Vec<Violation>)],
+) {
+    let Some((_, path)) = request
+        .reports
+        .iter()
+        .find(|(f, _)| *f == ReportFormat::Sarif)
+    else {
+        return;
+    };
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let errors: Vec<(&str, &[Violation])> = errors
+        .iter()
+        .map(|(profile, violations)| (profile.as_str(), violations.as_slice()))
+        .collect();
+    let written = render::sarif::invalid_profiles_json(&errors, &cwd)
+        .and_then(|text| crate::file::write_atomic(path, text.as_bytes()));
+    if let Err(error) = written {
+        // The run fails already (exit 2); the missing file is worth a line.
+        eprintln!("conform: --sarif: {error}");
+    }
 }
 
 /// What comes before any run of `conform run` or `conform check`: the output, the

@@ -91,28 +91,29 @@ pub(crate) fn load_with(
         )])
     })?;
     let dir = profile_dir(path);
-    let (profile, program) = parse_with(&text, &dir, program).map_err(fail)?;
+    let (profile, program, locations) = parse_with(&text, &dir, program).map_err(fail)?;
     Ok(LoadedProfile {
         path: path.to_path_buf(),
         dir,
         profile,
         program,
-        // A second scan of a small file keeps `parse`'s signature for its callers.
-        locations: Locations::scan(&text),
+        locations,
     })
 }
 
 /// Parse and validate profile text whose relative command resolves against `dir`.
 /// Returns the profile and its resolved program.
 pub(crate) fn parse(text: &str, dir: &Path) -> Result<(Profile, PathBuf), Vec<Violation>> {
-    parse_with(text, dir, None)
+    parse_with(text, dir, None).map(|(profile, program, _)| (profile, program))
 }
 
+/// [`parse`], keeping the locations its scan found: a large profile is scanned
+/// once, not once to validate and again for reports.
 fn parse_with(
     text: &str,
     dir: &Path,
     program: Option<&Path>,
-) -> Result<(Profile, PathBuf), Vec<Violation>> {
+) -> Result<(Profile, PathBuf, Locations), Vec<Violation>> {
     let doc: serde_json::Value = serde_json::from_str(text).map_err(|error| {
         let mut v = Violation::new(
             "",
@@ -154,7 +155,7 @@ fn parse_with(
             "please report this to conform's maintainers with the profile",
         )]
     })?;
-    Ok((profile, program))
+    Ok((profile, program, Locations::from(spans)))
 }
 
 /// Give each violation the line and column of its value (a missing member: of its

@@ -3,6 +3,7 @@
 //! small scanner run over text that serde_json has already accepted.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use super::pointer::child;
 
@@ -53,6 +54,12 @@ impl Locations {
     }
 }
 
+impl From<Spans> for Locations {
+    fn from(spans: Spans) -> Locations {
+        Locations(spans.at)
+    }
+}
+
 /// Scan `text`, which serde_json has already accepted.
 pub(super) fn scan(text: &str) -> Spans {
     let mut scanner = Scanner {
@@ -60,13 +67,19 @@ pub(super) fn scan(text: &str) -> Spans {
         pos: 0,
         line: 1,
         column: 1,
-        spans: Spans::default(),
+        found: Vec::new(),
+        duplicates: Vec::new(),
     };
     scanner.skip_ws();
     let here = scanner.here();
-    scanner.spans.at.insert(String::new(), here);
+    scanner.found.push(Some((String::new(), here)));
     scanner.value("");
-    scanner.spans
+    let mut at = HashMap::with_capacity(scanner.found.len());
+    at.extend(scanner.found.into_iter().flatten());
+    Spans {
+        at,
+        duplicates: scanner.duplicates,
+    }
 }
 
 struct Scanner<'a> {
@@ -75,7 +88,12 @@ struct Scanner<'a> {
     line: usize,
     /// 1-based column in characters, kept as the scanner moves (not recounted).
     column: usize,
-    spans: Spans,
+    /// Every located value in document order, a member's value right after it; a
+    /// discarded duplicate's entries are emptied in place. Kept as a list rather
+    /// than a map so that discarding one member costs the size of its value, not
+    /// of the whole document.
+    found: Vec<Option<(String, (usize, usize))>>,
+    duplicates: Vec<DuplicateKey>,
 }
 
 impl Scanner<'_> {
@@ -111,8 +129,9 @@ impl Scanner<'_> {
         match self.peek() {
             Some(b'{') => {
                 self.bump();
-                // Keys of this object with where each was first seen.
-                let mut keys: HashMap<String, (usize, usize)> = HashMap::new();
+                // Keys of this object: where each was first seen, and the entries of
+                // `found` its last occurrence made.
+                let mut keys: HashMap<String, ((usize, usize), Range<usize>)> = HashMap::new();
                 loop {
                     self.skip_ws();
                     match self.peek() {
@@ -125,21 +144,26 @@ impl Scanner<'_> {
                                 self.bump();
                             }
                             self.skip_ws();
-                            if let Some(&first) = keys.get(&key) {
-                                // The earlier value is discarded: so are its locations.
-                                let inside = format!("{member}/");
-                                self.spans.at.retain(|p, _| !p.starts_with(&inside));
-                                self.spans.duplicates.push(DuplicateKey {
+                            if let Some((first, earlier)) = keys.get(&key) {
+                                // serde_json keeps this value: the earlier one's
+                                // locations are gone with it.
+                                for entry in &mut self.found[earlier.clone()] {
+                                    *entry = None;
+                                }
+                                self.duplicates.push(DuplicateKey {
                                     pointer: member.clone(),
                                     key: key.clone(),
-                                    first,
+                                    first: *first,
                                     again: key_at,
                                 });
-                            } else {
-                                keys.insert(key, key_at);
                             }
-                            self.spans.at.insert(member.clone(), key_at);
+                            let start = self.found.len();
+                            self.found.push(Some((member.clone(), key_at)));
                             self.value(&member);
+                            let made = start..self.found.len();
+                            keys.entry(key)
+                                .and_modify(|(_, last)| *last = made.clone())
+                                .or_insert((key_at, made));
                             self.skip_ws();
                             if self.peek() == Some(b',') {
                                 self.bump();
@@ -167,7 +191,7 @@ impl Scanner<'_> {
                         Some(_) => {
                             let element = child(at, index);
                             let here = self.here();
-                            self.spans.at.insert(element.clone(), here);
+                            self.found.push(Some((element.clone(), here)));
                             let before = self.pos;
                             self.value(&element);
                             if self.pos == before {
@@ -213,8 +237,15 @@ impl Scanner<'_> {
                 _ => self.bump(),
             }
         }
-        let literal = String::from_utf8_lossy(&self.bytes[start..self.pos]);
-        serde_json::from_str(&literal).unwrap_or_default()
+        let literal = &self.bytes[start..self.pos];
+        // Most keys and values have no escape: their text between the quotes is
+        // the string itself, with no decoding to pay for.
+        if !literal.contains(&b'\\') && literal.len() >= 2 {
+            if let Ok(plain) = std::str::from_utf8(&literal[1..literal.len() - 1]) {
+                return plain.to_string();
+            }
+        }
+        serde_json::from_str(&String::from_utf8_lossy(literal)).unwrap_or_default()
     }
 }
 
@@ -254,5 +285,29 @@ mod tests {
         assert_eq!(spans.at.get("/a/k"), Some(&(1, 21)));
         // The discarded array's elements are not located.
         assert_eq!(spans.at.get("/a/k/0"), None);
+    }
+
+    #[test]
+    fn a_key_given_three_times_keeps_only_the_last_values_locations() {
+        let text = "{\"a\": [1], \"a\": {\"x\": 1}, \"a\": [2, 3]}";
+        let spans = scan(text);
+        let again: Vec<_> = spans
+            .duplicates
+            .iter()
+            .map(|d| (d.first, d.again))
+            .collect();
+        // Both later keys name the first as the one the object already had.
+        assert_eq!(again, [((1, 2), (1, 12)), ((1, 2), (1, 27))]);
+        assert_eq!(spans.at.get("/a"), Some(&(1, 27)));
+        assert_eq!(spans.at.get("/a/1"), Some(&(1, 36)));
+        assert_eq!(spans.at.get("/a/x"), None);
+        // The middle value's members are gone, the last value's kept.
+        assert_eq!(spans.at.get("/a/0"), Some(&(1, 33)));
+    }
+
+    #[test]
+    fn tokens_with_a_slash_or_tilde_are_escaped() {
+        assert_eq!(child("/probes", 3), "/probes/3");
+        assert_eq!(child("", "a/b~c"), "/a~1b~0c");
     }
 }

@@ -489,3 +489,32 @@ fn the_unmutated_seed_profile_parses() {
     assert_eq!(parsed.probes[4].after_lines, Some(2));
     assert!(program.ends_with("sh"));
 }
+
+/// A generated profile as large as a big CLI's: every probe is checked (a duplicate
+/// name near the end is found and points at both probes), and its validation stays
+/// linear in the number of probes (benchmark/validate.sh measures 100,000).
+#[test]
+fn a_profile_of_many_probes_is_judged_whole() {
+    let count = 5_000;
+    let mut probes: Vec<Value> = (0..count)
+        .map(|i| json!({ "name": format!("probe {i}"), "argv": ["get", i.to_string()], "kind": "read" }))
+        .collect();
+    let doc = |probes: &[Value]| {
+        json!({ "schema_version": "1.0", "tool": "big", "command": ["sh"],
+                "timeout_seconds": 5, "probes": probes })
+    };
+    assert_eq!(profile::validate_document(&doc(&probes)), []);
+    probes[count - 1]["name"] = json!("probe 17");
+    let violations = profile::validate_document(&doc(&probes));
+    let found: Vec<(&str, &str)> = violations
+        .iter()
+        .map(|v| (v.pointer.as_str(), v.message.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "/probes/4999/name",
+            "duplicate probe name \"probe 17\" (already used by /probes/17)"
+        )]
+    );
+}

@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::show;
 use super::Sources;
 use crate::checks::{CheckSpec, Status, CATALOG};
+use crate::profile::Violation;
 use crate::result::ProfileReport;
 
 pub(crate) const VERSION: &str = "2.1.0";
@@ -89,7 +90,9 @@ pub(crate) struct SarifResult {
 #[derive(Debug, Serialize)]
 pub(crate) struct ResultProperties {
     pub profile: String,
-    pub probe: String,
+    /// None for a violation of the profile, which no probe ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<String>,
     pub pointer: String,
 }
 
@@ -161,13 +164,17 @@ pub(crate) fn log(results: &[ProfileReport], sources: &Sources, cwd: &Path) -> L
                     }],
                     properties: ResultProperties {
                         profile: result.profile.clone(),
-                        probe: run.probe.clone(),
+                        probe: Some(run.probe.clone()),
                         pointer: run.pointer.clone(),
                     },
                 });
             }
         }
     }
+    one_run(CATALOG.iter().map(rule).collect(), findings)
+}
+
+fn one_run(rules: Vec<Rule>, results: Vec<SarifResult>) -> Log {
     Log {
         schema: SCHEMA_URI,
         version: VERSION,
@@ -177,13 +184,81 @@ pub(crate) fn log(results: &[ProfileReport], sources: &Sources, cwd: &Path) -> L
                     name: "conform",
                     version: env!("CARGO_PKG_VERSION"),
                     semantic_version: env!("CARGO_PKG_VERSION"),
-                    rules: CATALOG.iter().map(rule).collect(),
+                    rules,
                 },
             },
             column_kind: COLUMN_KIND,
-            results: findings,
+            results,
         }],
     }
+}
+
+/// The rule of a profile (or profile path) nothing could run on.
+const INVALID_PROFILE: &str = "invalid_profile";
+
+/// The SARIF log of a `conform run` that ran nothing because a profile is invalid:
+/// a result per violation, located where the profile says, so the upload step that
+/// follows in CI finds a file and code scanning shows why. `errors` are pairs of a
+/// profile path (or the path named, when it held no profile) and its violations.
+pub(crate) fn invalid_profiles_log(errors: &[(&str, &[Violation])], cwd: &Path) -> Log {
+    let mut results = Vec::new();
+    for (profile, violations) in errors {
+        for violation in *violations {
+            let region = violation.line.map(|start_line| Region {
+                start_line,
+                start_column: violation.column.unwrap_or(1),
+            });
+            results.push(SarifResult {
+                rule_id: INVALID_PROFILE,
+                rule_index: 0,
+                level: "error",
+                message: Message {
+                    text: format!("{}\nFix: {}", violation.message, violation.fix),
+                },
+                locations: vec![Location {
+                    physical_location: PhysicalLocation {
+                        artifact_location: ArtifactLocation {
+                            uri: uri(profile, cwd),
+                        },
+                        region,
+                    },
+                }],
+                properties: ResultProperties {
+                    profile: profile.to_string(),
+                    probe: None,
+                    pointer: violation.pointer.clone(),
+                },
+            });
+        }
+    }
+    let rule = Rule {
+        id: INVALID_PROFILE,
+        name: pascal_case(INVALID_PROFILE),
+        short_description: Message {
+            text: "The profile is valid".into(),
+        },
+        full_description: Message {
+            text: "Every profile is validated before anything runs; an invalid one means no check ran.".into(),
+        },
+        help: Message {
+            text: "Fix each violation; `conform validate PROFILE` lists them all, and `conform schema profile` prints the format.".into(),
+        },
+        default_configuration: Configuration { level: "error" },
+        properties: RuleProperties { tags: Vec::new() },
+    };
+    one_run(vec![rule], results)
+}
+
+pub(crate) fn invalid_profiles_json(
+    errors: &[(&str, &[Violation])],
+    cwd: &Path,
+) -> Result<String, String> {
+    serde_json::to_string_pretty(&invalid_profiles_log(errors, cwd))
+        .map(|mut text| {
+            text.push('\n');
+            text
+        })
+        .map_err(|e| format!("cannot serialize the SARIF report: {e}"))
 }
 
 pub(crate) fn to_json(

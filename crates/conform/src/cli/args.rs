@@ -116,8 +116,11 @@ pub struct InitArgs {
     /// Limit for each run of TOOL, and the profile's timeout_seconds (1 to 5).
     #[arg(long, value_name = "SECONDS", default_value_t = command::MAX_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..=command::MAX_TIMEOUT_SECONDS))]
     pub timeout: u64,
+    /// Instead of a profile, give VS Code the profile schema: write .vscode/conformance-profile.schema.json and map conformance-profile.json to it in .vscode/settings.json (its other keys kept), in the current directory; with --dry-run, write nothing.
+    #[arg(long, conflicts_with_all = ["tool", "output", "yes", "manifest_args", "manifest_file", "from_help"])]
+    pub vscode: bool,
     /// The tool to describe (a path, or a command on PATH) and its leading arguments.
-    #[arg(required = true, num_args = 1.., value_name = "TOOL")]
+    #[arg(required_unless_present = "vscode", num_args = 1.., value_name = "TOOL")]
     pub tool: Vec<String>,
 }
 

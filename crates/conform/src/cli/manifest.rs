@@ -138,7 +138,8 @@ fn output_schema(name: &str) -> Option<Value> {
                 "commands": { "type": "object", "additionalProperties": { "type": "object" } }
             }
         }),
-        // Without --output the profile itself; with it, what was (or would be) written.
+        // Without --output the profile itself; with it, what was (or would be)
+        // written; with --vscode, the editor files.
         "init" => json!({
             "type": "object",
             "definitions": { "profile": profile },
@@ -150,6 +151,16 @@ fn output_schema(name: &str) -> Option<Value> {
                         "path": { "type": "string" },
                         "written": { "type": "boolean" },
                         "profile": { "$ref": "#/definitions/profile" }
+                    }
+                },
+                {
+                    "required": ["settings", "schema", "entry", "settings_existed", "written"],
+                    "properties": {
+                        "settings": { "type": "string" },
+                        "schema": { "type": "string" },
+                        "entry": { "type": "object" },
+                        "settings_existed": { "type": "boolean" },
+                        "written": { "type": "boolean" }
                     }
                 }
             ]

@@ -49,6 +49,9 @@ fn without_command(profile: &Value) -> Value {
     profile
 }
 
+/// How a check that a starved run left without a verdict says so.
+const STARVED: &str = "the machine never gave this run the CPU it needed";
+
 fn assert_broken(name: &str) {
     let expected = expected(name);
     let listed: BTreeSet<String> = expected["fail"]
@@ -69,14 +72,36 @@ fn assert_broken(name: &str) {
     assert_eq!(run.code(), 4, "{name}: {:#}", run.envelope);
     assert_eq!(run.envelope["error"]["code"], "CONFORMANCE_CHECKS_FAILED");
     let got: BTreeSet<String> = run.ids_with("fail").into_iter().collect();
-    assert_eq!(got, want, "{name} ({}): failing checks", expected["defect"]);
+    // On a machine loaded by the other tests, a run whose time decided it may be
+    // starved twice: its checks then skip naming that, which is no verdict and no
+    // flip. Every other expected failure must fail.
+    let inconclusive: BTreeSet<String> = run
+        .ids_with("skip")
+        .into_iter()
+        .filter(|id| {
+            run.check(id)["skipped_reason"]
+                .as_str()
+                .is_some_and(|r| r.starts_with(STARVED))
+        })
+        .collect();
+    let judged: BTreeSet<String> = want.difference(&inconclusive).cloned().collect();
+    assert_eq!(
+        got, judged,
+        "{name} ({}): failing checks",
+        expected["defect"]
+    );
     // The rest pass: a broken CLI differs from democli in its one defect, and skips
     // only what democli skips on the same probes.
     let skipped = run.ids_with("skip");
     let allowed = base_skips(name);
     let unrelated_skips: Vec<&String> = skipped
         .iter()
-        .filter(|id| !want.contains(*id) && !is_dependent(id) && !allowed.contains(*id))
+        .filter(|id| {
+            !want.contains(*id)
+                && !is_dependent(id)
+                && !allowed.contains(*id)
+                && !inconclusive.contains(*id)
+        })
         .collect();
     assert!(
         unrelated_skips.is_empty(),
@@ -86,7 +111,7 @@ fn assert_broken(name: &str) {
         .as_object()
         .into_iter()
         .flatten()
-        .filter(|(check, _)| want.contains(*check))
+        .filter(|(check, _)| got.contains(*check))
     {
         let details = run.details(check);
         for words in phrases(name, check, words) {

@@ -140,8 +140,41 @@ fn three_shards_are_disjoint_complete_and_add_up_to_the_whole_run() {
         .collect();
     assert!(missing.is_empty(), "in no shard: {missing:?}");
     for (pair, check) in &expected {
-        assert_eq!(&union[pair], check, "{pair:?}: shard and whole run differ");
+        assert_eq!(
+            without_byte_counts(&union[pair]),
+            without_byte_counts(check),
+            "{pair:?}: shard and whole run differ"
+        );
     }
+}
+
+/// A check with every "N bytes" in its details written "# bytes": a tool that
+/// prints its own duration (democli's envelopes carry `duration_ms`) writes one
+/// byte more or less from run to run, which is not a different verdict.
+fn without_byte_counts(check: &Value) -> Value {
+    let mut check = check.clone();
+    for failure in check["failures"].as_array_mut().into_iter().flatten() {
+        if let Some(detail) = failure["detail"].as_str() {
+            let words: Vec<String> = detail
+                .split(' ')
+                .collect::<Vec<_>>()
+                .windows(2)
+                .map(|pair| {
+                    let counted = pair[1].starts_with("bytes")
+                        && !pair[0].is_empty()
+                        && pair[0].bytes().all(|b| b.is_ascii_digit());
+                    if counted {
+                        "#".to_string()
+                    } else {
+                        pair[0].to_string()
+                    }
+                })
+                .chain(detail.rsplit(' ').next().map(String::from))
+                .collect();
+            failure["detail"] = Value::String(words.join(" "));
+        }
+    }
+    check
 }
 
 #[test]

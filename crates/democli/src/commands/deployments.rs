@@ -455,7 +455,7 @@ fn offset_cursor(start: usize) -> String {
 /// The cursor of what follows `start..end`: the next page while pages stay aligned, the
 /// exact position otherwise.
 fn next_cursor(start: usize, end: usize, page_size: usize) -> String {
-    if page_size > 0 && start % page_size == 0 {
+    if page_size > 0 && start.is_multiple_of(page_size) {
         page_cursor(start / page_size + 2)
     } else {
         offset_cursor(end)

@@ -116,9 +116,9 @@ fn kind(v: &Value) -> &'static str {
 pub(crate) fn human_bytes(n: u64) -> String {
     const MIB: u64 = 1024 * 1024;
     const KIB: u64 = 1024;
-    if n >= MIB && n % MIB == 0 {
+    if n >= MIB && n.is_multiple_of(MIB) {
         format!("{} MiB", n / MIB)
-    } else if n >= KIB && n % KIB == 0 {
+    } else if n >= KIB && n.is_multiple_of(KIB) {
         format!("{} KiB", n / KIB)
     } else {
         format!("{n}-byte")

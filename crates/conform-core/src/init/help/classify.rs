@@ -51,7 +51,9 @@ pub(super) enum Class {
     Other,
 }
 
+/// oclif's `apps:create` is classified by its last segment, the verb.
 pub(super) fn classify(name: &str) -> Class {
+    let name = name.rsplit(':').next().unwrap_or(name);
     if FRAMEWORK_COMMANDS.contains(&name) {
         Class::Framework
     } else if matches_verb(name, DESTRUCTIVE_VERBS) {

@@ -253,9 +253,17 @@ pub(super) fn add(out: &mut Vec<HelpEntry>, entry: HelpEntry) {
 /// entry. The aliases come back beside the entry.
 fn parse_entry(trimmed: &str, path: &[&str]) -> Option<(HelpEntry, Vec<String>)> {
     let mut text = trimmed;
-    for word in path {
+    let (program, group) = path.split_first().map_or(("", &[][..]), |(p, g)| (*p, g));
+    if let Some(rest) = text.strip_prefix(program).filter(|r| r.starts_with(' ')) {
+        text = rest.trim_start();
+    }
+    // Without the program too (`deployments list  List`): a word of the path
+    // followed by one space goes on to the entry; by a column gap, it is the entry.
+    for word in group {
         match text.strip_prefix(word) {
-            Some(rest) if rest.starts_with(' ') => text = rest.trim_start(),
+            Some(rest) if rest.starts_with(' ') && !rest.starts_with("  ") => {
+                text = rest.trim_start()
+            }
             _ => break,
         }
     }

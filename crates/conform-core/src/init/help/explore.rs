@@ -15,9 +15,10 @@
 use serde_json::{json, Value};
 
 use super::classify::{classify, Class};
-use super::commands::{add, full_list_argv, subcommands, usage_subcommands, HelpEntry};
-use super::usage::{program_name, requires_argument, usage_forms};
-use super::words::is_name;
+use super::commands::{add, HelpEntry};
+use super::listing::{listing_argvs, read_listing};
+use super::page::{lists_no_subcommands, read_page, HelpPage};
+use super::usage::program_name;
 use crate::init::tool::{Explored, Tool};
 use crate::init::{probe, Body, Census, Failure, Warning, UNKNOWN_FLAG};
 
@@ -40,6 +41,8 @@ struct Found {
     path: Vec<String>,
     class: Class,
     requires_argument: bool,
+    /// The listing says it is a group (oclif's topics, `kv store <command>`).
+    group: bool,
 }
 
 impl Found {
@@ -66,21 +69,22 @@ pub(crate) fn explore(
     let mut body = Body::default();
     let mut entries = root_entries(tool, &root, program, &mut body);
     entries.sort_by(|a, b| a.name.cmp(&b.name));
-    body.lists_subcommands = !entries.is_empty();
+    // curl, jq and tar would read a made-up command as a URL, a filter or letters.
+    body.lists_subcommands = !entries.is_empty() || !lists_no_subcommands(&root, program);
 
     let mut census = Census::default();
     let mut candidates: Vec<Vec<String>> = Vec::new();
     let mut destructive: Vec<(Vec<String>, String)> = Vec::new();
-    let mut level: Vec<Found> = entries
-        .iter()
-        .map(|entry| found(Vec::new(), entry))
-        .collect();
+    // A complete listing and a group's help name the same command: once each.
+    let mut seen: Vec<Vec<String>> = Vec::new();
+    let mut level: Vec<Found> = entries.iter().map(|entry| found(&[], entry)).collect();
     for depth in 1..=MAX_DEPTH {
         let mut asked: Vec<Found> = Vec::new();
         for command in level {
-            if command.class == Class::Framework {
+            if command.class == Class::Framework || seen.contains(&command.path) {
                 continue;
             }
+            seen.push(command.path.clone());
             census.found.push(command.shown());
             if let Some(reason) = left_out_unasked(&command, settings) {
                 census.left_out(&command.shown(), reason);
@@ -106,27 +110,31 @@ pub(crate) fn explore(
                     );
                     continue;
                 }
+                Err(why) if command.group => {
+                    census.left_out(
+                        &shown,
+                        format!("a group of commands, and its help gave nothing to read: {why}"),
+                    );
+                    continue;
+                }
                 Err(_) => {
                     candidates.push(command.path);
                     continue;
                 }
             };
-            let mut subs: Vec<HelpEntry> = Vec::new();
             let mut words: Vec<&str> = vec![program];
             words.extend(command.path.iter().map(String::as_str));
-            for sub in subcommands(&text, &words)
-                .into_iter()
-                .chain(usage_subcommands(&text, last, program))
-                .chain(prefixed_entries(&text, last))
-            {
+            let page = read_page(&text, &words);
+            let mut subs: Vec<HelpEntry> = Vec::new();
+            for sub in page.entries.iter().cloned() {
                 if sub.name != last && classify(&sub.name) != Class::Framework {
                     add(&mut subs, sub);
                 }
             }
             subs.sort_by(|a, b| a.name.cmp(&b.name));
-            let required = requires_argument(&text, last, program);
+            let required = page.requires_argument;
             if command.class == Class::Destructive {
-                match (required, preview_flag(&text)) {
+                match (required, preview_flag(&page)) {
                     (Some(false), Some(flag)) => destructive.push((command.path, flag)),
                     (_, None) => census.left_out(
                         &shown,
@@ -139,12 +147,17 @@ pub(crate) fn explore(
                 }
                 continue;
             }
-            if needs_subcommand(required, &subs) || names_a_command_slot(&text, last, program) {
+            if command.group || page.needs_subcommand {
                 // A group: its subcommands are the commands, never the bare group.
                 if depth == MAX_DEPTH {
                     census.left_out(
                         &shown,
                         format!("a group below {MAX_DEPTH} words, which exploration does not read"),
+                    );
+                } else if page.entries.is_empty() {
+                    census.left_out(
+                        &shown,
+                        "a group that needs a subcommand, and its help lists none",
                     );
                 }
             } else {
@@ -161,7 +174,7 @@ pub(crate) fn explore(
                 }
             }
             if depth < MAX_DEPTH {
-                next.extend(subs.iter().map(|sub| found(command.path.clone(), sub)));
+                next.extend(subs.iter().map(|sub| found(&command.path, sub)));
             }
         }
         level = next;
@@ -237,13 +250,14 @@ pub(crate) fn explore(
     Ok(body)
 }
 
-/// The commands the root help lists, with the full listing it points at.
+/// The commands the root help lists, with those of every complete listing it
+/// points at (oclif's `commands --json`, `help -a`, `--list`, `--help-all`).
 fn root_entries(tool: &mut dyn Tool, root: &str, program: &str, body: &mut Body) -> Vec<HelpEntry> {
-    let mut entries = subcommands(root, &[program]);
-    if let Some(argv) = full_list_argv(root, program) {
+    let mut entries = read_page(root, &[program]).entries;
+    for argv in listing_argvs(root, program) {
         match tool.listing(&argv) {
             Ok(text) => {
-                for entry in subcommands(&text, &[program]) {
+                for entry in read_listing(&text, program) {
                     add(&mut entries, entry);
                 }
             }
@@ -257,18 +271,24 @@ fn root_entries(tool: &mut dyn Tool, root: &str, program: &str, body: &mut Body)
     entries
 }
 
-fn found(parent: Vec<String>, entry: &HelpEntry) -> Found {
+/// A command found under `parent`; the entry's own `path` is the argv to run
+/// (oclif's `apps:create` names the whole path).
+fn found(parent: &[String], entry: &HelpEntry) -> Found {
     // cargo lists its aliases as `r   alias: run`: an alias is what it stands for.
     let class = match entry.summary.strip_prefix("alias:") {
         Some(target) => classify(target.split_whitespace().next().unwrap_or(&entry.name)),
         None => classify(&entry.name),
     };
-    let mut path = parent;
-    path.push(entry.name.clone());
+    let path = if entry.path.is_empty() {
+        parent.iter().cloned().chain([entry.name.clone()]).collect()
+    } else {
+        entry.path.clone()
+    };
     Found {
         path,
         class,
         requires_argument: entry.requires_argument,
+        group: entry.group,
     }
 }
 
@@ -293,74 +313,12 @@ fn left_out_unasked(command: &Found, settings: &Settings) -> Option<String> {
         .then(|| "its listing shows a required argument; add the probe by hand with a value".into())
 }
 
-/// Whether a command with these subcommands must be given one: its usage shows
-/// a required argument, or no usage line names it. (The help parser's `group`
-/// marker will say so directly; until then this reads the usage.)
-fn needs_subcommand(required: Option<bool>, subs: &[HelpEntry]) -> bool {
-    !subs.is_empty() && required != Some(false)
-}
-
-/// Entries a group's help lists with the group's name first (`deployments list
-/// ...` under `Commands:`), which the listing parser reads only after the
-/// program's name. (To be replaced by the help parser's own reading.)
-fn prefixed_entries(help: &str, group: &str) -> Vec<HelpEntry> {
-    let mut out = Vec::new();
-    let mut in_commands = false;
-    for line in help.lines() {
-        let trimmed = line.trim();
-        if !line.starts_with(char::is_whitespace) {
-            in_commands = trimmed.to_ascii_lowercase().contains("command");
-            continue;
-        }
-        let mut words = trimmed.split_whitespace();
-        if !in_commands || words.next() != Some(group) {
-            continue;
-        }
-        let Some(sub) = words.next() else { continue };
-        if is_name(sub) {
-            let rest: Vec<&str> = words.collect();
-            out.push(HelpEntry {
-                name: sub.to_string(),
-                summary: rest.join(" "),
-                requires_argument: rest.first().is_some_and(|w| w.starts_with('<')),
-                path: vec![group.to_string(), sub.to_string()],
-                group: false,
-            });
-        }
-    }
-    out
-}
-
-/// Whether a usage line puts a command slot right after `name`
-/// (`Usage: democli deployments <command>`): a group that needs a subcommand.
-/// (The help parser's `group` marker will say so; until then this reads it.)
-fn names_a_command_slot(help: &str, name: &str, program: &str) -> bool {
-    const SLOTS: &[&str] = &[
-        "<command>",
-        "<subcommand>",
-        "<cmd>",
-        "command",
-        "subcommand",
-    ];
-    usage_forms(help, program).iter().any(|form| {
-        let words: Vec<&str> = form.split_whitespace().collect();
-        words
-            .iter()
-            .rposition(|w| *w == name)
-            .and_then(|at| words.get(at + 1))
-            .is_some_and(|next| SLOTS.contains(&next.to_ascii_lowercase().as_str()))
-    })
-}
-
-/// The preview flag a destructive command's help names.
-fn preview_flag(help: &str) -> Option<String> {
+/// The preview flag a destructive command's help lists among its options.
+fn preview_flag(page: &HelpPage) -> Option<String> {
     const PREVIEW_FLAGS: &[&str] = &["--dry-run", "--dryrun", "--preview", "--what-if", "--plan"];
     PREVIEW_FLAGS
         .iter()
-        .find(|flag| {
-            help.split(|c: char| c.is_whitespace() || c == ',' || c == '=' || c == '[' || c == ']')
-                .any(|word| word == **flag)
-        })
+        .find(|flag| page.flag(flag).is_some())
         .map(|flag| flag.to_string())
 }
 
@@ -371,30 +329,157 @@ fn clean(run: &Explored) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use std::collections::HashMap;
 
-    #[test]
-    fn preview_flags_are_found_as_whole_words() {
-        assert_eq!(
-            preview_flag("  -n, --dry-run   show what would go").as_deref(),
-            Some("--dry-run")
-        );
-        assert_eq!(preview_flag("  --dry-run-only  x"), None);
-        assert_eq!(preview_flag("nothing here"), None);
+    use super::*;
+    use crate::init::tool::{Measured, Trial};
+
+    /// A tool of canned help texts whose every exploration run exits 0.
+    #[derive(Default)]
+    struct Canned {
+        help: HashMap<String, String>,
+        listings: HashMap<String, String>,
+        asked: Vec<String>,
+    }
+
+    impl Canned {
+        fn with(help: &[(&str, &str)]) -> Canned {
+            Canned {
+                help: help
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+                ..Canned::default()
+            }
+        }
+    }
+
+    impl Tool for Canned {
+        fn help(&mut self, args: &[String], _: &str) -> Result<String, String> {
+            let key = args.join(" ");
+            self.asked.push(key.clone());
+            self.help
+                .get(&key)
+                .cloned()
+                .ok_or_else(|| format!("no help for {key:?}"))
+        }
+
+        fn listing(&mut self, args: &[String]) -> Result<String, String> {
+            let key = args.join(" ");
+            self.listings
+                .get(&key)
+                .cloned()
+                .ok_or_else(|| format!("no listing for {key:?}"))
+        }
+
+        fn try_read(&mut self, _: &[String]) -> Trial {
+            Trial::Passed
+        }
+
+        fn measure(&mut self, _: &[String]) -> Measured {
+            Measured::Failed
+        }
+    }
+
+    fn probes(body: &Body, kind: &str) -> Vec<String> {
+        body.probes
+            .iter()
+            .filter(|p| p["kind"] == kind)
+            .map(|p| p["name"].as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+
+    fn left_out<'a>(body: &'a Body, command: &str) -> Option<&'a str> {
+        let census = body.census.as_ref()?;
+        census
+            .left
+            .iter()
+            .find(|l| l.command == command)
+            .map(|l| l.reason.as_str())
     }
 
     #[test]
-    fn a_group_needs_a_subcommand_unless_its_usage_runs_it_bare() {
-        let subs = vec![HelpEntry {
-            name: "list".into(),
-            summary: String::new(),
-            requires_argument: false,
-            path: vec!["list".into()],
-            group: false,
-        }];
-        assert!(needs_subcommand(Some(true), &subs));
-        assert!(needs_subcommand(None, &subs));
-        assert!(!needs_subcommand(Some(false), &subs));
-        assert!(!needs_subcommand(Some(true), &[]));
+    fn a_group_that_needs_a_subcommand_is_descended_into_never_probed_bare() {
+        let mut tool = Canned::with(&[
+            ("", "Usage: cargo [OPTIONS] [COMMAND]\n\nCommands:\n    nextest     Run tests with nextest\n"),
+            ("nextest", "Usage: cargo nextest [OPTIONS] <COMMAND>\n\nCommands:\n  list         List tests\n  show-config  Show configuration\n"),
+            ("nextest list", "Usage: cargo nextest list [OPTIONS] [FILTERS]...\n"),
+            ("nextest show-config", include_str!("fixtures/clap-nextest-show-config.txt")),
+            ("nextest show-config version", "Usage: cargo nextest show-config version [OPTIONS]\n"),
+            ("nextest show-config test-groups", "Usage: cargo nextest show-config test-groups [OPTIONS]\n"),
+        ]);
+        let body = explore(&mut tool, "cargo", &Settings::default()).expect("explored");
+        assert_eq!(
+            probes(&body, "read"),
+            [
+                "nextest list",
+                "nextest show-config test-groups",
+                "nextest show-config version"
+            ]
+        );
+        assert!(body.lists_subcommands);
+    }
+
+    #[test]
+    fn oclif_ids_from_commands_json_are_run_as_listed_and_classified_by_their_verb() {
+        let mut tool = Canned::with(&[
+            ("", include_str!("fixtures/oclif-herd.txt")),
+            ("apps", include_str!("fixtures/oclif-herd-apps.txt")),
+            ("config", include_str!("fixtures/oclif-herd-config.txt")),
+            ("apps:favorites", "list favorited apps\n\nUSAGE\n  $ herd apps:favorites\n\nCOMMANDS\n  apps:favorites:add  favorites an app\n"),
+            ("apps:favorites:add", "USAGE\n  $ herd apps:favorites:add\n"),
+            ("apps:info", "USAGE\n  $ herd apps:info [-a <value>] [-j]\n"),
+            ("apps:create", "USAGE\n  $ herd apps:create [NAME]\n"),
+            ("commands", "USAGE\n  $ herd commands [--json]\n"),
+            ("login", "USAGE\n  $ herd login\n"),
+            ("status", "USAGE\n  $ herd status\n"),
+        ]);
+        tool.listings.insert(
+            "commands --json".into(),
+            include_str!("fixtures/oclif-herd-commands.json").into(),
+        );
+        let settings = Settings {
+            mutating_gaps: vec!["the network is not at the black hole".into()],
+            allow_destructive: false,
+        };
+        let body = explore(&mut tool, "herd", &settings).expect("explored");
+        assert_eq!(
+            probes(&body, "read"),
+            ["apps", "apps:favorites", "apps:info", "commands", "status"]
+        );
+        // `apps:destroy` is destructive by its last segment, `apps:create` mutating.
+        assert!(left_out(&body, "apps:destroy").is_some_and(|r| r.starts_with("destructive")));
+        assert!(left_out(&body, "apps:create").is_some_and(|r| r.contains("mutates")));
+        assert!(left_out(&body, "config:get").is_some_and(|r| r.contains("required argument")));
+        // The topic is read for its commands, never run bare; each id is asked once.
+        assert!(left_out(&body, "config").is_none());
+        assert!(!probes(&body, "read").contains(&"config".to_string()));
+        assert_eq!(tool.asked.iter().filter(|a| *a == "apps:info").count(), 1);
+        assert!(!tool.asked.iter().any(|a| a == "debug:internals"));
+    }
+
+    #[test]
+    fn a_tool_whose_help_lists_no_subcommands_gets_no_unknown_command_probe() {
+        let mut tool = Canned::with(&[("", include_str!("fixtures/curl.txt"))]);
+        let body = explore(&mut tool, "curl", &Settings::default()).expect("explored");
+        assert!(!body.lists_subcommands);
+        assert_eq!(probes(&body, "invalid"), ["unknown flag"]);
+        let mut tool = Canned::with(&[("", "Usage: t <command>\n")]);
+        let body = explore(&mut tool, "t", &Settings::default()).expect("explored");
+        assert!(
+            body.lists_subcommands,
+            "a command slot says it has commands"
+        );
+    }
+
+    #[test]
+    fn preview_flags_are_found_among_the_options() {
+        let page = read_page(
+            "Usage: t delete [OPTIONS]\n\nOptions:\n  -n, --dry-run   show what would go\n",
+            &["t", "delete"],
+        );
+        assert_eq!(preview_flag(&page).as_deref(), Some("--dry-run"));
+        let page = read_page("Options:\n  --dry-run-only  x\n", &["t", "delete"]);
+        assert_eq!(preview_flag(&page), None);
     }
 }

@@ -1,8 +1,5 @@
 //! The options a help text lists: `-h, --help`, `--color <WHEN>`, cobra's
 //! `-o, --output string`, oclif's `-a, --app=<value>`, click's `--debug / --no-debug`.
-// The zero-config driver (issue 24) is the caller; until it is wired, only the
-// tests are.
-#![cfg_attr(not(test), allow(dead_code))]
 
 use super::text::unbox;
 

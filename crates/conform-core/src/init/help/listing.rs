@@ -1,8 +1,5 @@
 //! Complete command listings a tool offers beside its help: oclif's
 //! `commands --json`, git's `help -a`, cargo's `--list`, `--help-all`.
-// The zero-config driver (issue 24) is the caller; until it is wired, only the
-// tests are.
-#![cfg_attr(not(test), allow(dead_code))]
 
 use serde_json::Value;
 

@@ -1,8 +1,5 @@
 //! One help page read whole: the commands and options it lists, and what its
 //! usage lines say of the command it documents.
-// The zero-config driver (issue 24) is the caller; until it is wired, only the
-// tests are.
-#![cfg_attr(not(test), allow(dead_code))]
 
 use super::commands::{add, full_list_argv, subcommands, usage_subcommands, HelpEntry};
 use super::flags::{flags, HelpFlag};

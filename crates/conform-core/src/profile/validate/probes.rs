@@ -1,6 +1,8 @@
 //! The rules of the probe list and of one probe: names, kind, the fields each kind
 //! allows or requires, and a probe's flags.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 
 use super::flags::is_confirmation_flag;
@@ -32,7 +34,9 @@ impl Validator {
                 "add a read probe for a side-effect-free command, e.g. { \"name\": \"list\", \"argv\": [\"list\"], \"kind\": \"read\" }",
             );
         }
-        let mut seen: Vec<(&str, usize)> = Vec::new();
+        // Each name with the index of its first probe; a map keeps this linear in
+        // the number of probes (a generated profile can hold tens of thousands).
+        let mut seen: HashMap<&str, usize> = HashMap::with_capacity(items.len());
         for (i, probe) in items.iter().enumerate() {
             let at = child("/probes", i);
             let Some(obj) = probe.as_object() else {
@@ -53,15 +57,17 @@ impl Validator {
                     "give the probe a short unique name, e.g. \"list deployments\"",
                 );
             } else if let Some(name) = name {
-                match seen.iter().find(|(n, _)| *n == name) {
-                    Some((_, first)) => self.push(
+                match seen.get(name) {
+                    Some(first) => self.push(
                         &child(&at, "name"),
                         format!(
                             "duplicate probe name \"{name}\" (already used by /probes/{first})"
                         ),
                         "give every probe a unique name: names label the evidence",
                     ),
-                    None => seen.push((name, i)),
+                    None => {
+                        seen.insert(name, i);
+                    }
                 }
             }
             self.probe(obj, &at, global_flag);

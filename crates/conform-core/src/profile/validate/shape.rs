@@ -112,6 +112,10 @@ impl Validator {
         let Fields { known, required } = self.shapes.of(object);
         for key in obj.keys() {
             if !known.contains(key) {
+                if at.is_empty() && key == "$schema" {
+                    self.schema_key();
+                    continue;
+                }
                 let fix = match closest(key, known) {
                     Some(suggestion) => format!(
                         "did you mean \"{suggestion}\"? Known fields: {}",
@@ -135,6 +139,16 @@ impl Validator {
                 );
             }
         }
+    }
+
+    /// `$schema` at the root: an editor's way to find a schema, which the profile
+    /// format (and the reference kit) refuses like any unknown key; say how else.
+    fn schema_key(&mut self) {
+        self.push(
+            "/$schema",
+            "unknown field \"$schema\" in the profile: the profile format allows no other key (the reference kit refuses it too), so a profile cannot name its schema",
+            "remove \"$schema\"; to give your editor the schema, run `conform init --vscode` in the workspace root (it writes the schema from `conform schema profile --raw` into .vscode/ and maps conformance-profile.json to it in .vscode/settings.json), or point the editor's JSON schema setting at that output",
+        );
     }
 
     pub(super) fn string<'a>(&mut self, value: &'a Value, at: &str) -> Option<&'a str> {
