@@ -12,10 +12,11 @@ use serde_json::{json, Value};
 
 use super::check::{infer_tool, scratch_dir, HermeticTool, ToolSettings};
 use super::output::{emit, report_error};
-use super::run::{execute, prepare, Extra, How, RunRequest};
+use super::run::{execute, prepare, write_sarif_of_nothing_run, Extra, How, RunRequest};
 use super::Output;
 use crate::envelope::{ErrorDetail, ExitStatus};
 use crate::init::Failure;
+use crate::profile::Violation;
 
 /// What `conform check --tools` was asked to do.
 #[derive(Debug, Clone)]
@@ -47,11 +48,9 @@ pub fn check_tools(request: &ToolsRequest, out: &Output) -> ExitStatus {
         Err(status) => return status,
     };
     let bad_file = |message: String| {
-        let detail = ErrorDetail::invalid_input(
-            "INVALID_TOOLS_FILE",
-            message,
-            "Write one command line per row (a tool and its leading arguments, quoted as a shell quotes them); # starts a comment",
-        );
+        let fix = "Write one command line per row (a tool and its leading arguments, quoted as a shell quotes them); # starts a comment";
+        nothing_ran(request, &message, fix);
+        let detail = ErrorDetail::invalid_input("INVALID_TOOLS_FILE", message, fix);
         report_error(
             ExitStatus::InvalidInput,
             detail,
@@ -185,6 +184,7 @@ fn failed(
         );
     }
     let status = failure.status;
+    nothing_ran(request, &failure.message, &failure.fix);
     let detail = super::failure_detail(failure);
     if !out.json {
         eprintln!("conform: {}", detail.message);
@@ -192,6 +192,14 @@ fn failed(
         return status;
     }
     report_error(status, detail, Value::Null, out.json, out.started)
+}
+
+/// Nothing ran: the --sarif file asked for says why, located at the tools file (the
+/// message names the row), as `conform check -- TOOL` locates it at the tool.
+fn nothing_ran(request: &ToolsRequest, message: &str, fix: &str) {
+    let reason = Violation::new("", message, fix);
+    let file = request.file.display().to_string();
+    write_sarif_of_nothing_run(&request.run, &[(file, vec![reason])]);
 }
 
 /// The rows of a tools file: one command line each, split into words as a POSIX
