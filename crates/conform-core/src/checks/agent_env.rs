@@ -4,9 +4,7 @@
 //! `invalid_input_exit_2`'s). Judged on the isolated runs (a fresh sandbox with
 //! sentinels) and the terminal runs.
 
-use std::fmt::Write as _;
-
-use super::evidence::quoted;
+use super::evidence::sentinel_call;
 use super::support::output;
 use super::support::terminal::{self, SetAside};
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
@@ -186,13 +184,7 @@ fn sentinels(
             .sentinel_calls
             .iter()
             .filter(|call| matches(&call.name))
-            .map(|call| {
-                let mut shown = call.name.clone();
-                for arg in &call.argv {
-                    let _ = write!(shown, " {}", quoted(arg));
-                }
-                shown
-            })
+            .map(sentinel_call)
             .collect();
         if !calls.is_empty() {
             outcome.fail(

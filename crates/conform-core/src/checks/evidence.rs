@@ -21,6 +21,15 @@ pub(crate) fn quoted(text: &str) -> String {
     serde_json::Value::from(text).to_string()
 }
 
+/// A sentinel call as a detail shows it: the name it was called by, then each
+/// argument quoted (`xdg-open "https://example.com"`).
+pub(crate) fn sentinel_call(call: &crate::exec::SentinelCall) -> String {
+    std::iter::once(call.name.clone())
+        .chain(call.argv.iter().map(|arg| quoted(arg)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Everything conform records about one made run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub(crate) struct RunFacts {

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::evidence::quoted;
+use super::evidence::{quoted, sentinel_call};
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::exec::OPENERS;
 use crate::manifest;
@@ -171,13 +171,7 @@ fn browser_calls(run: &Judged<'_>) -> Vec<String> {
         .sentinel_calls
         .iter()
         .filter(|call| call.name == "BROWSER" || OPENERS.contains(&call.name.as_str()))
-        .map(|call| {
-            let mut shown = call.name.clone();
-            for arg in &call.argv {
-                let _ = write!(shown, " {}", quoted(arg));
-            }
-            shown
-        })
+        .map(sentinel_call)
         .collect()
 }
 

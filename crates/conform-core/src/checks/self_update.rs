@@ -6,11 +6,9 @@
 //! `cargo`, ...) are first on `PATH` in every isolated run, and a call in any of
 //! them fails the check.
 
-use std::fmt::Write as _;
-
 use serde_json::Value;
 
-use super::evidence::quoted;
+use super::evidence::{quoted, sentinel_call};
 use super::support::proxy::{asks_for_versions, hosts};
 use super::support::tool_version::printed_version;
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
@@ -170,13 +168,7 @@ fn installers(outcome: &mut Outcome, run: &Judged<'_>) {
         .sentinel_calls
         .iter()
         .filter(|call| INSTALLERS.contains(&call.name.as_str()))
-        .map(|call| {
-            let mut shown = call.name.clone();
-            for arg in &call.argv {
-                let _ = write!(shown, " {}", quoted(arg));
-            }
-            shown
-        })
+        .map(sentinel_call)
         .collect();
     if !calls.is_empty() {
         outcome.fail(

@@ -5,9 +5,7 @@
 //! `pager_not_invoked`'s) is not judged, and named in the skip when nothing else
 //! was.
 
-use std::fmt::Write as _;
-
-use super::super::evidence::quoted;
+use super::super::evidence::{quoted, sentinel_call};
 use super::super::Judged;
 use crate::exec::PAGER_VARS;
 use crate::plan::PAGER_PROGRAMS;
@@ -32,13 +30,7 @@ pub(crate) fn pager_seen(run: &Judged<'_>) -> Option<String> {
         .iter()
         .flat_map(|report| &report.sentinel_calls)
         .filter(|call| is_pager_var(&call.name) || is_pager_program(&call.name))
-        .map(|call| {
-            let mut shown = call.name.clone();
-            for arg in &call.argv {
-                let _ = write!(shown, " {}", quoted(arg));
-            }
-            shown
-        })
+        .map(sentinel_call)
         .collect();
     if !calls.is_empty() {
         seen.push(format!(
