@@ -100,7 +100,7 @@ fn error_envelope(ctx: &Context<'_>, run: &Judged<'_>) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::skips::{assert_passed, judged_with, write};
+    use crate::checks::skips::{assert_passed, details, judged_with, write};
     use crate::checks::Status;
     use crate::exec::{Exit, RunRecord, SandboxReport};
     use crate::plan::PlannedRun;
@@ -118,10 +118,6 @@ mod tests {
         record.exit = Exit::Code(2);
         record.sandbox = Some(SandboxReport::default());
         write(record, REFUSED);
-    }
-
-    fn details(outcome: &Outcome) -> Vec<&str> {
-        outcome.failures.iter().map(|f| f.detail.as_str()).collect()
     }
 
     #[test]

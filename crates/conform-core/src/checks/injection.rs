@@ -126,7 +126,7 @@ fn injected_files(run: &Judged<'_>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::skips::{assert_passed, judged_with, write};
+    use crate::checks::skips::{assert_passed, details, judged_with, write};
     use crate::checks::Status;
     use crate::exec::{Exit, RunRecord, SandboxReport};
     use crate::plan::PlannedRun;
@@ -143,10 +143,6 @@ mod tests {
         record.exit = Exit::Code(2);
         record.sandbox = Some(SandboxReport::default());
         write(record, REFUSED);
-    }
-
-    fn details(outcome: &Outcome) -> Vec<&str> {
-        outcome.failures.iter().map(|f| f.detail.as_str()).collect()
     }
 
     #[test]

@@ -338,7 +338,7 @@ fn cursor_of(argv: &[String]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::skips::{assert_passed, judged_in, manifest_envelope, write};
+    use crate::checks::skips::{assert_passed, details, judged_in, manifest_envelope, write};
     use crate::checks::Status;
     use crate::exec::Exit;
     use crate::plan::PlannedRun;
@@ -411,10 +411,6 @@ mod tests {
             }
             change(run, record)
         })
-    }
-
-    fn details(outcome: &Outcome) -> Vec<&str> {
-        outcome.failures.iter().map(|f| f.detail.as_str()).collect()
     }
 
     #[test]

@@ -190,7 +190,7 @@ fn secret_flags_without_alternative(manifest: &Value) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::canary;
-    use crate::checks::skips::{judged_with, write};
+    use crate::checks::skips::{details, judged_with, write};
     use crate::checks::Status;
     use crate::exec::{HoldingFile, RunRecord, SandboxReport};
     use crate::plan::PlannedRun;
@@ -202,10 +202,6 @@ mod tests {
             { "name": "bad", "argv": ["list", "--nope"], "kind": "invalid" }
         ]
     }"#;
-
-    fn details(outcome: &Outcome) -> Vec<&str> {
-        outcome.failures.iter().map(|f| f.detail.as_str()).collect()
-    }
 
     fn clean(_: &PlannedRun, record: &mut RunRecord) {
         record.sandbox = Some(SandboxReport::default());

@@ -143,6 +143,11 @@ pub(super) fn assert_skipped(outcome: &Outcome, reason: &str) {
     assert!(said.starts_with(reason), "{said}");
 }
 
+/// Each failure's detail, in order.
+pub(super) fn details(outcome: &Outcome) -> Vec<&str> {
+    outcome.failures.iter().map(|f| f.detail.as_str()).collect()
+}
+
 pub(super) fn assert_passed(outcome: &Outcome, runs: usize) {
     assert_eq!(outcome.status(), Status::Pass, "{outcome:#?}");
     assert_eq!(outcome.runs_checked, runs, "{outcome:#?}");
