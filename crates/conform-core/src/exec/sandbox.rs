@@ -308,37 +308,32 @@ impl Drop for Made {
 }
 
 fn read_calls(marker: &Path) -> Vec<SentinelCall> {
-    records(marker)
-        .map(|record| {
-            let mut fields = record.split('\u{1f}').map(String::from);
-            SentinelCall {
-                name: fields.next().unwrap_or_default(),
-                argv: fields.collect(),
-            }
-        })
-        .collect()
+    records(marker).iter().map(|record| call(record)).collect()
 }
 
-/// The calls in the session's unrouted log made from process group `group`.
+/// The calls in the session's unrouted log made from process group `group`: each
+/// record there is led by the caller's group.
 fn read_unrouted(log: &Path, group: i32) -> Vec<SentinelCall> {
     let group = group.to_string();
     records(log)
-        .filter_map(|record| {
-            let (from, call) = record.split_once('\u{1f}')?;
-            (from == group).then(|| call.to_string())
-        })
-        .map(|call| {
-            let mut fields = call.split('\u{1f}').map(String::from);
-            SentinelCall {
-                name: fields.next().unwrap_or_default(),
-                argv: fields.collect(),
-            }
-        })
+        .iter()
+        .filter_map(|record| record.split_once('\u{1f}'))
+        .filter(|(from, _)| *from == group)
+        .map(|(_, rest)| call(rest))
         .collect()
 }
 
+/// One record: the name the sentinel was called by, then its arguments, split by US.
+fn call(record: &str) -> SentinelCall {
+    let mut fields = record.split('\u{1f}').map(String::from);
+    SentinelCall {
+        name: fields.next().unwrap_or_default(),
+        argv: fields.collect(),
+    }
+}
+
 /// The records of a sentinel log, each ended by RS; none when it is absent.
-fn records(log: &Path) -> impl Iterator<Item = String> {
+fn records(log: &Path) -> Vec<String> {
     use std::io::Read;
     let mut bytes = Vec::new();
     if let Ok(file) = fs::File::open(log) {
@@ -349,8 +344,7 @@ fn records(log: &Path) -> impl Iterator<Item = String> {
         .split('\u{1e}')
         .filter(|record| !record.is_empty())
         .map(String::from)
-        .collect::<Vec<_>>()
-        .into_iter()
+        .collect()
 }
 
 /// The files among `created` (relative to `root`) that hold any of `needles`, with
