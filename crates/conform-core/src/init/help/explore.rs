@@ -57,13 +57,7 @@ pub(crate) fn explore(
     name: &str,
     settings: &Settings,
 ) -> Result<Body, Failure> {
-    let root = tool.help(&[], name).map_err(|why| {
-        Failure::tool(
-            "NO_HELP",
-            format!("no help text to read: {why}"),
-            "check that the tool prints help for --help or -h, or write the profile by hand (`conform schema profile`)",
-        )
-    })?;
+    let root = super::root_help(tool, name)?;
     let program = program_name(&root, name);
     let program = program.as_str();
     let mut body = Body::default();

@@ -32,15 +32,20 @@ pub(super) use text::{clean, is_man_page};
 pub(super) use usage::looks_like_help;
 use usage::program_name;
 
-/// Probes from help texts, asking `tool` for them; `name` is the program's name.
-pub(super) fn profile_from(tool: &mut dyn Tool, name: &str) -> Result<Body, Failure> {
-    let root = tool.help(&[], name).map_err(|why| {
+/// The tool's root help, or the failure that there is none to read.
+fn root_help(tool: &mut dyn Tool, name: &str) -> Result<String, Failure> {
+    tool.help(&[], name).map_err(|why| {
         Failure::tool(
             "NO_HELP",
             format!("no help text to read: {why}"),
             "check that the tool prints help for --help or -h, or write the profile by hand (`conform schema profile`)",
         )
-    })?;
+    })
+}
+
+/// Probes from help texts, asking `tool` for them; `name` is the program's name.
+pub(super) fn profile_from(tool: &mut dyn Tool, name: &str) -> Result<Body, Failure> {
+    let root = root_help(tool, name)?;
     let name = program_name(&root, name);
     let name = name.as_str();
     let mut body = Body::default();
