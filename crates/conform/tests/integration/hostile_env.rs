@@ -64,15 +64,33 @@ fn a_tool_waiting_for_keyboard_input_on_its_terminal_ends_at_the_limit_and_is_re
 #[test]
 fn sandboxes_leave_nothing_behind() {
     let tmp = tempfile::tempdir().expect("temp dir");
-    let output = Command::new(env!("CARGO_BIN_EXE_conform"))
+    let child = Command::new(env!("CARGO_BIN_EXE_conform"))
         .args(["run", "conformance/profiles/bad/invalid-writes-cache.json"])
         .current_dir(crate::support::repo_root())
         .env("TMPDIR", tmp.path())
-        .output()
-        .expect("conform runs");
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("conform starts");
+    let prefix = format!("conform-{}-", child.id());
+    let output = child.wait_with_output().expect("conform runs");
     // The tool wrote a cache file into its sandbox, and the check saw it.
     assert_eq!(output.status.code(), Some(4));
     assert_eq!(entries(tmp.path()), Vec::<String>::new());
+    // Where TMPDIR is no tmpfs, the sandboxes went to one: nothing of this conform
+    // is left there either.
+    for root in [
+        "/dev/shm".into(),
+        std::env::var("XDG_RUNTIME_DIR").unwrap_or_default(),
+    ] {
+        let root = Path::new(&root);
+        if root.is_dir() {
+            let left: Vec<String> = entries(root)
+                .into_iter()
+                .filter(|name| name.starts_with(&prefix))
+                .collect();
+            assert!(left.is_empty(), "{left:?} left in {}", root.display());
+        }
+    }
 }
 
 #[test]
