@@ -93,6 +93,35 @@ pub(crate) fn declared_env_names(manifest: &Value) -> BTreeSet<String> {
     names
 }
 
+/// First words of variable names that belong to everything, not to one tool: a
+/// manifest that declares `XDG_DATA_HOME` and `XDG_CONFIG_HOME` has no `XDG` prefix.
+const SHARED_PREFIXES: [&str; 8] = ["XDG", "HTTP", "HTTPS", "ALL", "NO", "LC", "SSL", "FORCE"];
+
+/// The prefixes a tool's own variables show in its manifest: the first word
+/// (before `_`) of upper-case names, where two names or more share it
+/// (`DEMOCLI_HOME` and `DEMOCLI_MAX_OUTPUT_BYTES` give `DEMOCLI`). They matter where
+/// the tool's file name is not its name, as a wrapper's or a renamed binary's.
+pub(crate) fn env_prefixes(manifest: &Value) -> Vec<String> {
+    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+    for name in declared_env_names(manifest) {
+        let Some((first, _)) = name.split_once('_') else {
+            continue;
+        };
+        let upper = first.len() >= 2
+            && first
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+        if upper && !SHARED_PREFIXES.contains(&first) {
+            *counts.entry(first.to_string()).or_default() += 1;
+        }
+    }
+    counts
+        .into_iter()
+        .filter(|(_, count)| *count >= 2)
+        .map(|(prefix, _)| prefix)
+        .collect()
+}
+
 /// The strings of an array of names.
 fn strings(value: Option<&Value>) -> Vec<String> {
     value
@@ -151,6 +180,16 @@ mod tests {
             flag(&m, command, "timeout").is_some(),
             "a root flag is taken"
         );
+    }
+
+    #[test]
+    fn prefixes_are_first_words_two_names_share_and_not_shared_ones() {
+        assert_eq!(env_prefixes(&manifest()), vec!["TOOL".to_string()]);
+        let shared = json!({ "env_vars": [
+            { "name": "XDG_DATA_HOME" }, { "name": "XDG_CONFIG_HOME" },
+            { "name": "https_proxy" }, { "name": "ONE_NAME" }
+        ] });
+        assert!(env_prefixes(&shared).is_empty());
     }
 
     #[test]

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::support::proxy::hosts;
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::plan::RunKind;
+use crate::profile::ProbeKind;
 
 pub(super) const NETWORK_TIMEOUT: CheckSpec = CheckSpec {
     id: CheckId::NetworkTimeout,
@@ -18,7 +19,10 @@ pub(super) const NETWORK_TIMEOUT: CheckSpec = CheckSpec {
     failure_modes: &[11],
     requirements: &["REQ-F-011", "REQ-F-012", "REQ-C-012"],
     extension: true,
-    reads: &[RunKind::BlackHole],
+    // A stdin-closed run counts where it was itself made at the black hole
+    // (`conform check` makes every run there): hung on the listener, it is the
+    // network wait, and its black-hole run, gated on it, is never made.
+    reads: &[RunKind::BlackHole, RunKind::Closed],
     judge: Judge::Alone(judge),
 };
 
@@ -29,6 +33,19 @@ fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::NetworkTimeout);
     for run in ctx.declared_runs() {
         let reached = !run.record.proxy_requests.is_empty();
+        if run.planned.role.kind == RunKind::Closed {
+            let read = run
+                .planned
+                .role
+                .probe_index()
+                .and_then(|p| ctx.profile.profile.probes.get(p))
+                .is_some_and(|probe| probe.kind == ProbeKind::Read);
+            if run.record.timed_out && reached && read {
+                outcome.runs_checked += 1;
+                outcome.fail(&run, waited_forever(&run));
+            }
+            continue;
+        }
         if run.record.error.is_some() {
             outcome.completed(&run); // fails it with the reason
             continue;
@@ -244,5 +261,36 @@ mod tests {
                 .contains("stdout is not an error envelope"),
             "{outcome:#?}"
         );
+    }
+
+    /// As `conform check` makes it: the stdin-closed run itself at the black hole,
+    /// hung on the listener, so the black-hole run gated on it is never made.
+    #[test]
+    fn a_stdin_closed_run_hung_on_the_listener_fails_and_one_that_never_connected_does_not() {
+        let hang = |record: &mut RunRecord| {
+            record.proxy_requests = vec![connect("registry.example")];
+            record.timed_out = true;
+            record.exit = Exit::Unknown;
+        };
+        let outcome = judged_with(PROFILE, CheckId::NetworkTimeout, |run, record| {
+            if run.role.kind == RunKind::Closed && run.label == "releases" {
+                hang(record);
+            }
+        });
+        assert_eq!(outcome.status(), Status::Fail, "{outcome:#?}");
+        assert!(
+            outcome.failures[0]
+                .detail
+                .contains("it waited on registry.example:443 until conform's limit"),
+            "{outcome:#?}"
+        );
+
+        let outcome = judged_with(PROFILE, CheckId::NetworkTimeout, |run, record| {
+            if run.role.kind == RunKind::Closed && run.label == "releases" {
+                record.timed_out = true;
+                record.exit = Exit::Unknown;
+            }
+        });
+        assert_eq!(outcome.status(), Status::Skip, "{outcome:#?}");
     }
 }

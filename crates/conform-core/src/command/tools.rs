@@ -111,7 +111,10 @@ pub fn check_tools(request: &ToolsRequest, out: &Output) -> ExitStatus {
     status
 }
 
-/// Every tool's profile, inferred side by side (a few at a time) as
+/// Inferences in progress at once per job slot.
+const INFERENCES_PER_JOB: usize = 4;
+
+/// Every tool's profile, inferred side by side (a few per job slot) as
 /// `conform check -- TOOL` infers it, each under `scratch/row-N` (N its line);
 /// the first row that cannot be inferred, with why.
 fn infer_all(
@@ -119,45 +122,68 @@ fn infer_all(
     request: &ToolsRequest,
     scratch: &Path,
 ) -> Result<Vec<HermeticTool>, (usize, Failure)> {
-    let at_once = request
+    // Inference mostly waits (help calls, trial runs that sleep or hang to their
+    // limit), so several per job slot; a queue, so one slow tool holds up no other.
+    let jobs = request
         .run
         .jobs
         .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
         .unwrap_or(1)
         .max(1);
+    let workers = (jobs * INFERENCES_PER_JOB).min(rows.len()).max(1);
     let settings = ToolSettings {
         timeout_seconds: request.timeout_seconds,
         allow_destructive: request.allow_destructive,
         inherit_network: request.inherit_network,
         cancel: &request.run.cancel,
     };
-    let mut inferred = Vec::with_capacity(rows.len());
-    for chunk in rows.chunks(at_once) {
-        let results: Vec<Result<HermeticTool, Failure>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = chunk
-                .iter()
-                .map(|row| {
-                    let dir = scratch.join(format!("row-{}", row.line));
-                    let settings = &settings;
-                    scope.spawn(move || infer_tool(&row.tool, None, settings, &dir))
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<Option<Result<HermeticTool, Failure>>> =
+        (0..rows.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                let (settings, next) = (&settings, &next);
+                scope.spawn(move || {
+                    let mut done = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(row) = rows.get(index) else {
+                            return done;
+                        };
+                        let dir = scratch.join(format!("row-{}", row.line));
+                        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            infer_tool(&row.tool, None, settings, &dir)
+                        }))
+                        .unwrap_or_else(|_| {
+                            Err(Failure::tool(
+                                "INFERENCE_PANICKED",
+                                "inferring the tool's profile panicked",
+                                "please report this to conform's maintainers",
+                            ))
+                        });
+                        done.push((index, result));
+                    }
                 })
-                .collect();
-            handles
-                .into_iter()
-                .map(|handle| {
-                    handle.join().unwrap_or_else(|_| {
-                        Err(Failure::tool(
-                            "INFERENCE_PANICKED",
-                            "inferring the tool's profile panicked",
-                            "please report this to conform's maintainers",
-                        ))
-                    })
-                })
-                .collect()
-        });
-        for (row, result) in chunk.iter().zip(results) {
-            inferred.push(result.map_err(|failure| (row.line, failure))?);
+            })
+            .collect();
+        for handle in handles {
+            // A worker's panics are caught per tool above.
+            for (index, result) in handle.join().unwrap_or_default() {
+                results[index] = Some(result);
+            }
         }
+    });
+    let mut inferred = Vec::with_capacity(rows.len());
+    for (row, result) in rows.iter().zip(results) {
+        let result = result.unwrap_or_else(|| {
+            Err(Failure::tool(
+                "INFERENCE_PANICKED",
+                "inferring the tool's profile panicked",
+                "please report this to conform's maintainers",
+            ))
+        });
+        inferred.push(result.map_err(|failure| (row.line, failure))?);
     }
     Ok(inferred)
 }

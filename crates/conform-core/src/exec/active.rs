@@ -245,6 +245,13 @@ impl Active {
         self.demand.note_in_flight(runs);
     }
 
+    /// The reactor was away from `poll` from `since` until `now`, on other work,
+    /// not watching this run's pipes (counted from the run's start if later).
+    pub(super) fn note_kit_away(&mut self, since: Instant, now: Instant) {
+        let away = now.saturating_duration_since(since.max(self.started));
+        self.demand.note_kit_away(away);
+    }
+
     pub(super) fn is_done(&self) -> bool {
         self.phase == Phase::Done
     }

@@ -19,6 +19,9 @@ pub(super) struct Demand {
     thread_waits: HashMap<i32, u64>,
     /// The reactor thread's run delay when the run started.
     kit_wait_at_start: Option<Duration>,
+    /// Stretches the reactor spent on other work (judging, planning, other runs'
+    /// output) instead of watching this run's pipes.
+    kit_away: Duration,
     cpu_wait: CpuWait,
     /// The command names seen in the tool's group, each once, in order of first sight.
     processes_seen: Vec<String>,
@@ -39,6 +42,7 @@ impl Demand {
             next_sample: started + cpu::FIRST_SAMPLE,
             thread_waits: HashMap::new(),
             kit_wait_at_start: kit_wait,
+            kit_away: Duration::ZERO,
             cpu_wait: CpuWait::default(),
             processes_seen: Vec::new(),
         }
@@ -84,6 +88,11 @@ impl Demand {
         self.cpu_wait.in_flight = self.cpu_wait.in_flight.max(runs);
     }
 
+    /// The reactor was away from `poll` for `away` while this run was going.
+    pub(super) fn note_kit_away(&mut self, away: Duration) {
+        self.kit_away += away;
+    }
+
     /// Adds how much longer the tool's threads waited for a CPU since the last look.
     pub(super) fn add_wait(&mut self, waits: &HashMap<i32, u64>) {
         self.cpu_wait.tool += cpu::wait_growth(&self.thread_waits, waits);
@@ -103,6 +112,9 @@ impl Demand {
         if let (Some(start), Some(now)) = (self.kit_wait_at_start, kit_wait) {
             self.cpu_wait.kit = now.saturating_sub(start);
         }
+        // Whichever kept the kit from the run the longer: a wait for a CPU while
+        // away from `poll` is part of the time away, so the two are not added.
+        self.cpu_wait.kit = self.cpu_wait.kit.max(self.kit_away);
         self.cpu_wait
     }
 }

@@ -329,8 +329,10 @@ pub(crate) struct CpuWait {
     /// Time the tool's threads spent runnable but waiting for a CPU (the
     /// scheduler's run delay, sampled from `/proc`; zero where it cannot be read).
     pub tool: Duration,
-    /// Time conform's own reactor thread waited for a CPU while the run was going:
-    /// a late read of line N is the kit's delay, not the tool's.
+    /// Time conform's own reactor thread was kept from the run while it was going:
+    /// its wait for a CPU, or, when longer, the stretches it spent on other work
+    /// away from `poll` (judging another profile, say). A late read of line N is the
+    /// kit's delay, not the tool's.
     pub kit: Duration,
     /// The most runs this conform had in flight at once while this one was going.
     pub in_flight: usize,

@@ -33,7 +33,14 @@ pub(crate) struct Reactor<K> {
     last_pass: Option<Instant>,
     /// This thread's run delay, and when it was read.
     kit_wait: Option<(Instant, Option<Duration>)>,
+    /// When `poll` last returned: the time until the next call is spent away from
+    /// the runs' pipes.
+    polled_at: Option<Instant>,
 }
+
+/// A stretch away from `poll` shorter than this is the reactor's own work on the
+/// events of one pass, not time kept from the runs.
+const AWAY_AT_LEAST: Duration = Duration::from_millis(5);
 
 impl<K> Reactor<K> {
     pub(crate) fn new(session: &Session) -> Self {
@@ -44,6 +51,7 @@ impl<K> Reactor<K> {
             cancelled: false,
             last_pass: None,
             kit_wait: None,
+            polled_at: None,
             buf: vec![0; READ_CHUNK],
         }
     }
@@ -121,6 +129,13 @@ impl<K> Reactor<K> {
 
     fn poll_once(&mut self) {
         let now = Instant::now();
+        if let Some(since) = self.polled_at {
+            if now.saturating_duration_since(since) >= AWAY_AT_LEAST {
+                for (_, active) in &mut self.active {
+                    active.note_kit_away(since, now);
+                }
+            }
+        }
         let mut timeout = self
             .active
             .iter()
@@ -167,6 +182,7 @@ impl<K> Reactor<K> {
                 .map(|(_, owner)| *owner)
                 .collect()
         };
+        self.polled_at = Some(Instant::now());
         for (index, source) in ready {
             let buf = &mut self.buf;
             if let Some((_, active)) = self.active.get_mut(index) {

@@ -291,6 +291,9 @@ fn generic_env_each(spec: &mut RunSpec, given: &Given<'_>) -> bool {
 fn canary(spec: &mut RunSpec, given: &Given<'_>) -> bool {
     if let Some(manifest) = given.manifest {
         let mut names = manifest::secret_names(manifest, None);
+        for prefix in manifest::env_prefixes(manifest) {
+            names.extend(CANARY_SUFFIXES.map(|suffix| format!("{prefix}_{suffix}")));
+        }
         for argv in given.others.iter().map(Vec::as_slice).chain([given.argv]) {
             let command = manifest::command_for(manifest, argv).map(|(_, entry)| entry);
             names.extend(manifest::secret_names(manifest, command));
@@ -314,6 +317,9 @@ fn canary(spec: &mut RunSpec, given: &Given<'_>) -> bool {
     true
 }
 
+/// What a tool's prefix is followed by in the canaries every canary run carries.
+pub(crate) const CANARY_SUFFIXES: [&str; 3] = ["TOKEN", "API_KEY", "SECRET"];
+
 /// The debug flags a debug run may add, where the tool lists them.
 pub(crate) const DEBUG_FLAGS: [&str; 2] = ["--verbose", "--debug"];
 
@@ -321,6 +327,21 @@ pub(crate) const DEBUG_FLAGS: [&str; 2] = ["--verbose", "--debug"];
 /// or the command's flags) or `--help` (the `earlier` run) lists it.
 fn debug_canary(spec: &mut RunSpec, given: &Given<'_>) -> bool {
     canary(spec, given);
+    // The per-prefix switch (`PREFIX_DEBUG=1`) also for the prefixes the manifest
+    // shows, which the planner could not know.
+    let per_prefix = spec
+        .env_set
+        .iter()
+        .find(|(name, _)| name.ends_with("_DEBUG"))
+        .map(|(_, value)| value.clone());
+    if let (Some(value), Some(manifest)) = (per_prefix, given.manifest) {
+        for prefix in manifest::env_prefixes(manifest) {
+            let name = format!("{prefix}_DEBUG");
+            if !spec.env_set.iter().any(|(set, _)| *set == name) {
+                spec.env_set.push((name, value.clone()));
+            }
+        }
+    }
     let Some(flag) = spec
         .args
         .last()

@@ -260,7 +260,7 @@ impl Planner<'_> {
         let profile = &self.loaded.profile;
         let mut names: Vec<String> = Vec::new();
         for prefix in derive::prefixes(&profile.tool, &profile.command) {
-            for suffix in ["TOKEN", "API_KEY", "SECRET"] {
+            for suffix in derive::CANARY_SUFFIXES {
                 names.push(format!("{prefix}_{suffix}"));
             }
         }
