@@ -5,6 +5,7 @@ mod action;
 mod agents_guide;
 mod broken_clis;
 mod check;
+mod docs_pages;
 mod editors;
 mod explore;
 mod hostile;
