@@ -1,7 +1,7 @@
 //! conform's engine: load a profile, run a command-line tool every way an AI agent
 //! would, and judge it against the CLI Agent Spec.
 //!
-//! The data flow (the README's "How runs are made" and "Repository layout"):
+//! The data flow (docs/runs.md and the README's "Repository layout"):
 //! profile -> `profile` (load, validate) -> `plan` (the runs each check needs)
 //! -> `exec` (one record per run) -> `checks` (judge) -> `result` (conform's
 //! report, and the reference kit's ConformanceResult derived from it) -> `render`

@@ -1,5 +1,5 @@
 //! democli asserts its own conformance in `cargo test`, through conform's library,
-//! the way any Rust CLI can (the README's "Use from cargo test").
+//! the way any Rust CLI can (docs/library.md).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -153,7 +153,7 @@ fn bad_input_is_an_error_that_says_what_to_fix() {
     );
 }
 
-/// The README's form, with `?`: a test may return the suite's error.
+/// docs/library.md's form, with `?`: a test may return the suite's error.
 #[test]
 fn the_readme_snippet_works_with_question_marks() -> Result<(), Box<dyn std::error::Error>> {
     Suite::load(profile("democli.json"))?

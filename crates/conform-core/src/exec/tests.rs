@@ -1,4 +1,4 @@
-//! Tests of `exec`: every run made the way the README's "How runs are made" says,
+//! Tests of `exec`: every run made the way docs/runs.md says,
 //! and hostile tools (the fixtures in conform's tests/fixtures/hostile/, which its
 //! integration tests and the benchmark run too) that must never make the kit hang.
 //! Tests wait on exits and lines, never on fixed sleeps. A loaded machine can delay

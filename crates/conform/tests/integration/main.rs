@@ -4,6 +4,7 @@
 mod action;
 mod agents_guide;
 mod broken_clis;
+mod broken_clis_under_check;
 mod check;
 mod docs_pages;
 mod editors;
@@ -14,6 +15,7 @@ mod init;
 mod merge;
 mod partition;
 mod profile_validation;
+mod real_tools;
 mod reference_cli;
 mod reports;
 mod requirements;

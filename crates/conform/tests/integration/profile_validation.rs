@@ -730,7 +730,7 @@ fn text_output_of_a_treaty_argument_order_says_what_the_seed_says_and_what_to_us
         "{text}"
     );
     assert!(
-        text.contains("This rule is conform's own, stricter than the reference kit, which runs this profile as it is: see the table of differences from the reference kit in conform's README, row \"common mistakes\""),
+        text.contains("This rule is conform's own, stricter than the reference kit, which runs this profile as it is: see the table of differences from the reference kit in conform's docs/differences.md, row \"common mistakes\""),
         "{text}"
     );
     assert!(text.contains("2 violations; nothing was run"), "{text}");
@@ -979,7 +979,7 @@ fn the_fixes_for_a_profile_treaty_generated_each_alone_and_all_together_make_it_
         assert_eq!(v["stricter_than_reference"], true, "{v:#}");
         let message = v["message"].as_str().unwrap();
         assert!(
-            message.ends_with("This rule is conform's own, stricter than the reference kit, which runs this profile as it is: see the table of differences from the reference kit in conform's README, row \"common mistakes\""),
+            message.ends_with("This rule is conform's own, stricter than the reference kit, which runs this profile as it is: see the table of differences from the reference kit in conform's docs/differences.md, row \"common mistakes\""),
             "{message}"
         );
     }

@@ -10,7 +10,7 @@ use super::{child, show_args, Validator, Violation};
 use crate::profile::PatchOperation;
 use crate::profile::ProbeKind;
 
-/// The row of the README's table of differences from the reference kit that states
+/// The row of docs/differences.md's table of differences from the reference kit that states
 /// the seed's "common mistakes" as profile errors.
 pub(super) const COMMON_MISTAKES: &str = "common mistakes";
 

@@ -18,7 +18,7 @@ pub struct Violation {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<usize>,
     /// The rule is conform's own: the reference kit accepts this and runs the
-    /// profile. The message says so and names the README's row.
+    /// profile. The message says so and names the row of docs/differences.md.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub stricter_than_reference: bool,
     /// The fix as JSON Patch operations, when it is mechanical; empty otherwise.
@@ -44,11 +44,11 @@ impl Violation {
     }
 
     /// Mark the rule as conform's own, stricter than the reference kit; `row` is the
-    /// row of the README's table of differences from the kit that states it.
+    /// row of docs/differences.md's table of differences from the kit that states it.
     pub(crate) fn stricter_than_reference(mut self, row: &str) -> Self {
         self.stricter_than_reference = true;
         self.message.push_str(&format!(
-            ". This rule is conform's own, stricter than the reference kit, which runs this profile as it is: see the table of differences from the reference kit in conform's README, row \"{row}\""
+            ". This rule is conform's own, stricter than the reference kit, which runs this profile as it is: see the table of differences from the reference kit in conform's docs/differences.md, row \"{row}\""
         ));
         self
     }
