@@ -399,12 +399,14 @@ impl Runner {
     ) -> Vec<Result<String, String>> {
         let mut results: Vec<Option<Result<String, String>>> = vec![None; paths.len()];
         let mut whys = vec![String::new(); paths.len()];
-        for round in 0..2 {
-            let flags = self.help_flags();
+        // The order is read once: a man page in the first round sets
+        // `short_first`, and the second round must then ask for the other flag,
+        // not the same one again.
+        for flag in self.help_flags() {
             let pending: Vec<usize> = (0..paths.len()).filter(|&i| results[i].is_none()).collect();
             let argvs: Vec<Vec<String>> = pending
                 .iter()
-                .map(|&i| with_flag(&paths[i], flags[round]))
+                .map(|&i| with_flag(&paths[i], flag))
                 .collect();
             let specs: Vec<RunSpec> = argvs
                 .iter()
@@ -413,7 +415,7 @@ impl Runner {
             let records = self.run_all(&specs);
             for ((&i, argv), record) in pending.iter().zip(&argvs).zip(&records) {
                 let network = record.proxy_connections.unwrap_or(0) > 0;
-                match self.read_help(record, network, argv, flags[round], program) {
+                match self.read_help(record, network, argv, flag, program) {
                     HelpStep::Done(result) => results[i] = Some(result),
                     HelpStep::Next(why) => whys[i] = why,
                 }
