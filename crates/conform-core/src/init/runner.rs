@@ -12,6 +12,7 @@
 use std::cell::Cell;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -26,6 +27,8 @@ use crate::exec::{
     self, BlackHole, Cancel, Reactor, RunError, RunErrorKind, RunRecord, RunSpec, Sandbox, Session,
     StdinMode, OPENERS,
 };
+use crate::plan::{Plan, PlannedRun, Records, RunKind, RunRole};
+use crate::schedule::{self, Policy, Progress};
 
 /// Sentinels of a help call: editors and browsers. Pagers get `cat` instead, so a
 /// tool that pages its help still prints it.
@@ -199,31 +202,43 @@ impl Runner {
         }
     }
 
-    /// Makes every run of `specs`, as many at once as `conform run` would (a job
-    /// per CPU, held only while the tool uses it); the records in the order of
-    /// `specs`.
+    /// Makes every run of `specs` in the pool `conform run` uses, under its rules:
+    /// a job per CPU, held only while the tool uses it, at most
+    /// [`schedule::IN_FLIGHT_PER_JOB`] runs in flight per job, and a run that hit
+    /// its limit while the machine kept it from the CPU made again alone (a help
+    /// call starved at its limit would otherwise read as one that ran the
+    /// command). The records in the order of `specs`.
     fn run_all(&self, specs: &[RunSpec]) -> Vec<RunRecord> {
-        let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let mut records: Vec<Option<RunRecord>> = vec![None; specs.len()];
-        let mut reactor = Reactor::new(&self.session);
-        let mut next = 0;
-        let mut left = specs.len();
-        while left > 0 {
-            while next < specs.len() && reactor.busy() < jobs && reactor.in_flight() < MAX_IN_FLIGHT
-            {
-                if self.session.cancel.is_cancelled() {
-                    records[next] = Some(interrupted(&specs[next]));
-                    left -= 1;
-                } else {
-                    reactor.start(next, &specs[next]);
-                }
-                next += 1;
-            }
-            for (index, record) in reactor.wait() {
-                records[index] = Some(record);
-                left -= 1;
-            }
+        if specs.is_empty() {
+            return Vec::new();
         }
+        let plan = Plan {
+            runs: specs
+                .iter()
+                .map(|spec| PlannedRun {
+                    label: String::new(),
+                    role: RunRole::command(RunKind::Help),
+                    spec: spec.clone(),
+                    after: Vec::new(),
+                    gate: None,
+                    derived: None,
+                })
+                .collect(),
+        };
+        let policy = Policy {
+            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            rerun_starved: true,
+        };
+        let mut records: Records = Vec::new();
+        let mut reactor = Reactor::new(&self.session);
+        // The user's Ctrl-C reaches the pool through the session's cancel.
+        let stop = AtomicBool::new(false);
+        schedule::execute(&[&plan], policy, &stop, &mut reactor, |progress| {
+            if let Progress::PlanDone(_, done) = progress {
+                records = done;
+            }
+        });
+        records.resize(specs.len(), None);
         records
             .into_iter()
             .zip(specs)
@@ -384,12 +399,14 @@ impl Runner {
     ) -> Vec<Result<String, String>> {
         let mut results: Vec<Option<Result<String, String>>> = vec![None; paths.len()];
         let mut whys = vec![String::new(); paths.len()];
-        for round in 0..2 {
-            let flags = self.help_flags();
+        // The order is read once: a man page in the first round sets
+        // `short_first`, and the second round must then ask for the other flag,
+        // not the same one again.
+        for flag in self.help_flags() {
             let pending: Vec<usize> = (0..paths.len()).filter(|&i| results[i].is_none()).collect();
             let argvs: Vec<Vec<String>> = pending
                 .iter()
-                .map(|&i| with_flag(&paths[i], flags[round]))
+                .map(|&i| with_flag(&paths[i], flag))
                 .collect();
             let specs: Vec<RunSpec> = argvs
                 .iter()
@@ -398,7 +415,7 @@ impl Runner {
             let records = self.run_all(&specs);
             for ((&i, argv), record) in pending.iter().zip(&argvs).zip(&records) {
                 let network = record.proxy_connections.unwrap_or(0) > 0;
-                match self.read_help(record, network, argv, flags[round], program) {
+                match self.read_help(record, network, argv, flag, program) {
                     HelpStep::Done(result) => results[i] = Some(result),
                     HelpStep::Next(why) => whys[i] = why,
                 }
@@ -667,10 +684,6 @@ fn list_tree(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<String
         }
     }
 }
-
-/// The most runs [`Runner::run_all`] has started and not handed out: each holds a
-/// listener and pipes.
-const MAX_IN_FLIGHT: usize = 64;
 
 /// The record of a run not started because the user cancelled.
 fn interrupted(spec: &RunSpec) -> RunRecord {

@@ -175,6 +175,24 @@ fn a_tool_without_subcommands_gets_no_made_up_command() {
 }
 
 #[test]
+fn a_subcommand_whose_help_is_a_manual_page_is_asked_with_dash_h_next() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("args.log");
+    let log_text = log.display().to_string();
+    let (_, envelope, _) = check_with_env(&[], "manpages", &[("RECORDER_LOG", &log_text)]);
+    let args = std::fs::read_to_string(&log).expect("manpages ran");
+    let calls = |line: &str| args.lines().filter(|l| *l == line).count();
+    // `--help` once (a man page), then `-h`, which prints the usage.
+    assert_eq!(calls("args show --help"), 1, "{args}");
+    assert_eq!(calls("args show -h"), 1, "{args}");
+    let left = envelope["meta"]["inferred"]["commands"]["left_out"].to_string();
+    assert!(
+        left.contains("show") && left.contains("required argument"),
+        "{left}"
+    );
+}
+
+#[test]
 fn check_timeout_accepts_what_a_profile_accepts() {
     let (code, envelope, _) = check_with_env(&["--timeout", "121"], "agentcli", &[]);
     assert_eq!(code, 2, "{envelope:#}");
