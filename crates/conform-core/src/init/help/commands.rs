@@ -1,6 +1,6 @@
 //! The subcommands a help text lists or spells out in its usage lines.
 
-use super::text::unbox;
+use super::text::plain;
 use super::usage::{usage_forms, usage_rest};
 use super::words::{
     command_placeholder, has_required_placeholder, indent, is_command_name, is_name,
@@ -93,7 +93,7 @@ fn header(trimmed: &str) -> Option<Section> {
 /// and the command whose help this is: yargs lists `neonctl projects list`.
 /// Usage lines, examples and option lists are never read as commands.
 pub(super) fn subcommands(help: &str, path: &[&str]) -> Vec<HelpEntry> {
-    let help = unbox(help);
+    let help = plain(help);
     let mut out: Vec<HelpEntry> = Vec::new();
     let mut aliases: Vec<String> = Vec::new();
     let mut section = Section::Other;
