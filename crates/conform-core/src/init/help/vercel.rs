@@ -15,7 +15,9 @@ const MARK: char = '▲';
 /// and each option as `-F, --format`.
 pub(super) fn plain(help: &str) -> Option<String> {
     let lines: Vec<&str> = help.lines().collect();
-    let at = lines.iter().position(|line| usage_after_mark(line).is_some())?;
+    let at = lines
+        .iter()
+        .position(|line| usage_after_mark(line).is_some())?;
     let margin = super::words::indent(lines[at]);
     let mut out = format!("Usage: {}\n", usage(usage_after_mark(lines[at])?));
     let mut in_commands = false;

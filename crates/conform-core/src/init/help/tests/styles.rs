@@ -363,7 +363,9 @@ fn vercel_marked_usage_titled_groups_and_piped_aliases() {
     );
     assert_eq!(marked(&root.entries), (vec![], vec!["httpstat", "metrics"]));
     assert_eq!(summary(&root, "list"), "Lists deployments");
-    assert!(root.flag("--debug").is_some_and(|f| f.short.as_deref() == Some("-d")));
+    assert!(root
+        .flag("--debug")
+        .is_some_and(|f| f.short.as_deref() == Some("-d")));
 
     // `vercel env command`: a group whose bare words are required arguments.
     let env = read_page(fixture!("vercel-env.txt"), &["vercel", "env"]);
@@ -371,7 +373,9 @@ fn vercel_marked_usage_titled_groups_and_piped_aliases() {
     assert_eq!(marked(&env.entries), (vec![], vec!["add", "remove"]));
     assert_eq!(path(&env, "list"), ["env", "list"]);
     assert!(env.needs_subcommand);
-    assert!(env.flag("--yes").is_some_and(|f| f.short.as_deref() == Some("-y")));
+    assert!(env
+        .flag("--yes")
+        .is_some_and(|f| f.short.as_deref() == Some("-y")));
 
     let remove = read_page(fixture!("vercel-remove.txt"), &["vercel", "remove"]);
     assert_eq!(remove.requires_argument, Some(true));
