@@ -138,6 +138,8 @@ pub(super) fn subcommands(help: &str, path: &[&str]) -> Vec<HelpEntry> {
         if section == Section::Other {
             continue;
         }
+        // netlify writes each entry as a shell line: `$ env:list   Lists ...`.
+        let trimmed = trimmed.strip_prefix("$ ").map_or(trimmed, str::trim_start);
         // argparse: subparsers as a `{list,get,delete}` positional, or under a
         // metavar such as `COMMAND`.
         if let Some(inner) = trimmed.strip_prefix('{').and_then(|t| t.split('}').next()) {

@@ -383,6 +383,32 @@ fn vercel_marked_usage_titled_groups_and_piped_aliases() {
 }
 
 #[test]
+fn netlify_entries_written_as_shell_lines() {
+    let root = read_page(fixture!("oclif-netlify.txt"), &["netlify"]);
+    assert_eq!(
+        names(&root.entries),
+        [
+            "api",
+            "completion",
+            "deploy",
+            "env",
+            "init",
+            "login",
+            "open",
+            "sites",
+            "status",
+            "switch"
+        ]
+    );
+    assert_eq!(summary(&root, "login"), "Login to your Netlify account");
+    let env = read_page(fixture!("oclif-netlify-env.txt"), &["netlify", "env"]);
+    // The examples' `$ netlify env:list` lines are no entries.
+    assert_eq!(names(&env.entries), ["env:get", "env:list", "env:unset"]);
+    assert_eq!(path(&env, "env:list"), ["env:list"]);
+    assert!(!env.needs_subcommand, "`$ netlify env [options]` runs bare");
+}
+
+#[test]
 fn oclif_commands_json() {
     let listed = read_listing(fixture!("oclif-herd-commands.json"), "herd");
     assert_eq!(
