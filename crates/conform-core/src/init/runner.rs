@@ -203,6 +203,21 @@ impl Runner {
     /// per CPU, held only while the tool uses it); the records in the order of
     /// `specs`.
     fn run_all(&self, specs: &[RunSpec]) -> Vec<RunRecord> {
+        let mut records = self.run_batch(specs);
+        // As `conform run` does: a run whose outcome time decided while the machine
+        // kept it from the CPU is made again alone (node CLIs' help calls at 5 s).
+        for (record, spec) in records.iter_mut().zip(specs) {
+            if crate::schedule::starved(record) {
+                if let Some(again) = self.run_batch(std::slice::from_ref(spec)).pop() {
+                    *record = again;
+                }
+            }
+        }
+        records
+    }
+
+    /// Every run of `specs`, a job per CPU at once.
+    fn run_batch(&self, specs: &[RunSpec]) -> Vec<RunRecord> {
         let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
         let mut records: Vec<Option<RunRecord>> = vec![None; specs.len()];
         let mut reactor = Reactor::new(&self.session);
