@@ -368,6 +368,15 @@ impl Runner {
     /// that ran the command instead (no usage line, the network, the limit) is not
     /// repeated with `-h`.
     fn help_text(&self, args: &[String], program: &str) -> Result<String, String> {
+        // The root help runs no command: a connection it makes is the tool's own
+        // start-up (oclif's update check in heroku and twilio), so the call is not
+        // stopped at it, or the help would be lost.
+        if args.is_empty() {
+            return self
+                .help_texts(&[Vec::new()], program)
+                .pop()
+                .unwrap_or_else(|| Err("no help call was made".into()));
+        }
         let mut why = String::new();
         for flag in self.help_flags() {
             let argv = with_flag(args, flag);
@@ -390,8 +399,8 @@ impl Runner {
         }
     }
 
-    /// The help of each of `paths`, as [`Runner::help_text`] reads it, the calls
-    /// made at once.
+    /// The help of each of `paths`, the calls made at once: `--help`, then `-h`
+    /// where `--help` was refused or opened a manual page.
     pub(super) fn help_texts(
         &self,
         paths: &[Vec<String>],
@@ -443,7 +452,8 @@ impl Runner {
         if let Some(error) = &record.error {
             return HelpStep::Done(Err(error.message.clone()));
         }
-        if network {
+        // Stopped at its connection, or waiting on it at the limit.
+        if network && record.timed_out {
             return HelpStep::Done(Err(format!(
                 "{shown} went for the network (it connected to the proxy conform set), so it ran the command instead of printing help"
             )));
@@ -475,8 +485,16 @@ impl Runner {
             self.short_first.set(flag == "--help");
             return HelpStep::Next(format!("{shown} opened a manual page"));
         }
+        // A help printed in time is help, whatever else the run did: oclif's
+        // update check (heroku, twilio) connects on every run, `--help` too, and
+        // that is judged on the probes (`no_self_update`), not taken for the command.
         if help::looks_like_help(&text, program) {
             return HelpStep::Done(Ok(text));
+        }
+        if network {
+            return HelpStep::Done(Err(format!(
+                "{shown} went for the network (it connected to the proxy conform set) and printed no usage line, so it ran the command instead of printing help"
+            )));
         }
         let flag_refused = record.exit_code() != Some(0)
             && lower.contains(flag)

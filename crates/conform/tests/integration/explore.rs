@@ -193,6 +193,36 @@ fn a_subcommand_whose_help_is_a_manual_page_is_asked_with_dash_h_next() {
 }
 
 #[test]
+fn a_help_printed_beside_an_update_check_is_read_and_the_update_check_judged() {
+    // updatecheck asks the proxy for registry.npmjs.org on every run, --help too.
+    let check = conform_in(
+        &fixtures(),
+        ["check", "--only", "no_self_update", "--", "./updatecheck"],
+    );
+    assert_eq!(check.code(), 4, "{:#}", check.envelope);
+    let probes: Vec<&str> = check.envelope["meta"]["inferred"]["profile"]["probes"]
+        .as_array()
+        .expect("probes: the help was read")
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert!(
+        probes.contains(&"list") && probes.contains(&"status"),
+        "{probes:?}"
+    );
+    let failed = failed_probes(check.check("no_self_update"));
+    assert!(failed.iter().any(|p| p.starts_with("list")), "{failed:?}");
+    assert!(
+        check
+            .check("no_self_update")
+            .to_string()
+            .contains("registry.npmjs.org"),
+        "{:#}",
+        check.check("no_self_update")
+    );
+}
+
+#[test]
 fn check_timeout_accepts_what_a_profile_accepts() {
     let (code, envelope, _) = check_with_env(&["--timeout", "121"], "agentcli", &[]);
     assert_eq!(code, 2, "{envelope:#}");

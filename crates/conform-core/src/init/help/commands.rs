@@ -1,6 +1,6 @@
 //! The subcommands a help text lists or spells out in its usage lines.
 
-use super::text::unbox;
+use super::text::plain;
 use super::usage::{usage_forms, usage_rest};
 use super::words::{
     command_placeholder, has_required_placeholder, indent, is_command_name, is_name,
@@ -93,7 +93,7 @@ fn header(trimmed: &str) -> Option<Section> {
 /// and the command whose help this is: yargs lists `neonctl projects list`.
 /// Usage lines, examples and option lists are never read as commands.
 pub(super) fn subcommands(help: &str, path: &[&str]) -> Vec<HelpEntry> {
-    let help = unbox(help);
+    let help = plain(help);
     let mut out: Vec<HelpEntry> = Vec::new();
     let mut aliases: Vec<String> = Vec::new();
     let mut section = Section::Other;
@@ -138,6 +138,8 @@ pub(super) fn subcommands(help: &str, path: &[&str]) -> Vec<HelpEntry> {
         if section == Section::Other {
             continue;
         }
+        // netlify writes each entry as a shell line: `$ env:list   Lists ...`.
+        let trimmed = trimmed.strip_prefix("$ ").map_or(trimmed, str::trim_start);
         // argparse: subparsers as a `{list,get,delete}` positional, or under a
         // metavar such as `COMMAND`.
         if let Some(inner) = trimmed.strip_prefix('{').and_then(|t| t.split('}').next()) {

@@ -174,7 +174,21 @@ pub(crate) fn explore(
         level = next;
     }
 
-    let runs = tool.explore(&candidates);
+    let mut runs = tool.explore(&candidates);
+    let own = tool_state(&runs);
+    if !own.is_empty() {
+        for run in &mut runs {
+            run.wrote.retain(|path| !own.contains(path));
+        }
+        body.warnings.push(Warning::new(
+            "TOOL_STATE",
+            format!(
+                "most commands' exploration runs wrote {}: the tool's own state (telemetry, settings), not counted as a command mutating",
+                own.join(", ")
+            ),
+            json!({ "files": own }),
+        ));
+    }
     let mut finished = Vec::new();
     let mut unfinished = Vec::new();
     for (argv, run) in candidates.into_iter().zip(runs) {
@@ -314,6 +328,23 @@ fn preview_flag(page: &HelpPage) -> Option<String> {
         .iter()
         .find(|flag| page.flag(flag).is_some())
         .map(|flag| flag.to_string())
+}
+
+/// The files more than half of the exploration runs wrote, when there are three
+/// or more: vercel writes its telemetry ids and settings on every command, so
+/// they say nothing of what one command does.
+fn tool_state(runs: &[Explored]) -> Vec<String> {
+    if runs.len() < 3 {
+        return Vec::new();
+    }
+    let mut paths: Vec<&String> = runs.iter().flat_map(|run| &run.wrote).collect();
+    paths.sort();
+    paths.dedup();
+    paths
+        .into_iter()
+        .filter(|path| 2 * runs.iter().filter(|run| run.wrote.contains(path)).count() > runs.len())
+        .cloned()
+        .collect()
 }
 
 /// The run ended by itself, exit 0, offline.
@@ -464,6 +495,57 @@ mod tests {
             body.lists_subcommands,
             "a command slot says it has commands"
         );
+    }
+
+    #[test]
+    fn files_most_commands_write_are_the_tools_state_not_a_mutation() {
+        struct Writes(Canned);
+        impl Tool for Writes {
+            fn help(&mut self, args: &[String], program: &str) -> Result<String, String> {
+                self.0.help(args, program)
+            }
+            fn listing(&mut self, args: &[String]) -> Result<String, String> {
+                self.0.listing(args)
+            }
+            fn try_read(&mut self, argv: &[String]) -> Trial {
+                self.0.try_read(argv)
+            }
+            fn measure(&mut self, argv: &[String]) -> Measured {
+                self.0.measure(argv)
+            }
+            // Every command writes the telemetry id; `link` also its project file.
+            fn explore(&mut self, argvs: &[Vec<String>]) -> Vec<Explored> {
+                argvs
+                    .iter()
+                    .map(|argv| {
+                        let mut wrote = vec!["data/t/telemetry.json".to_string()];
+                        if argv == &["link"] {
+                            wrote.push("cwd/.t/project.json".into());
+                        }
+                        Explored {
+                            exit_code: Some(0),
+                            wrote,
+                            ..Explored::default()
+                        }
+                    })
+                    .collect()
+            }
+        }
+        let usages: Vec<(&str, String)> = ["link", "list", "status", "whoami"]
+            .iter()
+            .map(|name| (*name, format!("Usage: t {name} [OPTIONS]\n")))
+            .collect();
+        let mut help = vec![(
+            "",
+            "Usage: t <COMMAND>\n\nCommands:\n  link    Link\n  list    List\n  status  Show\n  whoami  Who\n",
+        )];
+        help.extend(usages.iter().map(|(name, text)| (*name, text.as_str())));
+        let mut tool = Writes(Canned::with(&help));
+        let body = explore(&mut tool, "t", &Settings::default()).expect("explored");
+        assert_eq!(probes(&body, "read"), ["list", "status", "whoami"]);
+        assert!(left_out(&body, "link")
+            .is_some_and(|r| r.contains("cwd/.t/project.json") && !r.contains("telemetry")));
+        assert!(body.warnings.iter().any(|w| w.code == "TOOL_STATE"));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The options a help text lists: `-h, --help`, `--color <WHEN>`, cobra's
 //! `-o, --output string`, oclif's `-a, --app=<value>`, click's `--debug / --no-debug`.
 
-use super::text::unbox;
+use super::text::plain;
 
 /// An option listed in a help text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -21,7 +21,7 @@ pub(super) struct HelpFlag {
 /// Every option line of `help`, in order, once per long name (or short, for a
 /// short-only option). A click pair `--debug / --no-debug` gives both names.
 pub(super) fn flags(help: &str) -> Vec<HelpFlag> {
-    let help = unbox(help);
+    let help = plain(help);
     let mut out: Vec<HelpFlag> = Vec::new();
     for line in help.lines() {
         let trimmed = line.trim();

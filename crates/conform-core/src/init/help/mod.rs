@@ -19,6 +19,7 @@ mod listing;
 mod page;
 mod text;
 mod usage;
+mod vercel;
 mod words;
 
 use serde_json::{json, Value};

@@ -39,6 +39,14 @@ pub(in crate::init) fn is_man_page(text: &str) -> bool {
     headers >= 2
 }
 
+/// Help text in the layout the readers know: boxes drawn by rich and neonctl
+/// turned into sections ([`unbox`]), vercel's layout rewritten
+/// ([`super::vercel::plain`]).
+pub(super) fn plain(help: &str) -> String {
+    let help = unbox(help);
+    super::vercel::plain(&help).unwrap_or(help)
+}
+
 /// Box-drawing characters that draw borders and rules.
 fn is_rule_char(c: char) -> bool {
     matches!(
@@ -63,7 +71,7 @@ fn is_rule_char(c: char) -> bool {
 /// `╭─ Commands ─╮` / `│ list  List │` / `╰───╯`, which becomes `Commands:` and
 /// indented entries; neonctl's yargs layout puts each description on a line of its
 /// own after `└───>`, which becomes an indented (wrapped) description.
-pub(super) fn unbox(help: &str) -> String {
+fn unbox(help: &str) -> String {
     let mut out = String::with_capacity(help.len());
     for line in help.lines() {
         let trimmed = line.trim();

@@ -1,6 +1,6 @@
 //! Usage lines: the forms a help text gives, and what they say about arguments.
 
-use super::text::unbox;
+use super::text::plain;
 use super::words::{has_required_placeholder, indent, is_name, tokens};
 
 /// A usage line, `usage: ...` in any case and indentation.
@@ -21,7 +21,7 @@ pub(super) fn usage_rest(trimmed: &str) -> Option<&str> {
 /// continuation), the lines under a bare `Usage:` (cobra, pip), `or: ...` lines
 /// (git), and yargs' first line when it starts with the program's name.
 pub(super) fn usage_forms(help: &str, tool: &str) -> Vec<String> {
-    let help = unbox(help);
+    let help = plain(help);
     let lines: Vec<&str> = help.lines().collect();
     let mut forms = Vec::new();
     // yargs: `neon <command> [options]`, or `neon me` once the name is known.

@@ -335,6 +335,80 @@ fn oclif_topics_and_topic_commands() {
 }
 
 #[test]
+fn vercel_marked_usage_titled_groups_and_piped_aliases() {
+    // Help on stderr after a banner and notices; `▲ vercel ...` is the usage line.
+    let text = fixture!("vercel.txt");
+    assert!(crate::init::help::usage::looks_like_help(text, "vercel"));
+    assert_eq!(crate::init::help::usage::program_name(text, "vc"), "vercel");
+    let root = read_page(text, &["vercel"]);
+    assert_eq!(
+        names(&root.entries),
+        [
+            "deploy",
+            "build",
+            "cache",
+            "env",
+            "install",
+            "integration-resource",
+            "link",
+            "list",
+            "login",
+            "open",
+            "httpstat",
+            "metrics",
+            "remove",
+            "teams",
+            "whoami"
+        ]
+    );
+    assert_eq!(marked(&root.entries), (vec![], vec!["httpstat", "metrics"]));
+    assert_eq!(summary(&root, "list"), "Lists deployments");
+    assert!(root
+        .flag("--debug")
+        .is_some_and(|f| f.short.as_deref() == Some("-d")));
+
+    // `vercel env command`: a group whose bare words are required arguments.
+    let env = read_page(fixture!("vercel-env.txt"), &["vercel", "env"]);
+    assert_eq!(names(&env.entries), ["add", "list", "pull", "remove"]);
+    assert_eq!(marked(&env.entries), (vec![], vec!["add", "remove"]));
+    assert_eq!(path(&env, "list"), ["env", "list"]);
+    assert!(env.needs_subcommand);
+    assert!(env
+        .flag("--yes")
+        .is_some_and(|f| f.short.as_deref() == Some("-y")));
+
+    let remove = read_page(fixture!("vercel-remove.txt"), &["vercel", "remove"]);
+    assert_eq!(remove.requires_argument, Some(true));
+    assert!(!remove.needs_subcommand);
+}
+
+#[test]
+fn netlify_entries_written_as_shell_lines() {
+    let root = read_page(fixture!("oclif-netlify.txt"), &["netlify"]);
+    assert_eq!(
+        names(&root.entries),
+        [
+            "api",
+            "completion",
+            "deploy",
+            "env",
+            "init",
+            "login",
+            "open",
+            "sites",
+            "status",
+            "switch"
+        ]
+    );
+    assert_eq!(summary(&root, "login"), "Login to your Netlify account");
+    let env = read_page(fixture!("oclif-netlify-env.txt"), &["netlify", "env"]);
+    // The examples' `$ netlify env:list` lines are no entries.
+    assert_eq!(names(&env.entries), ["env:get", "env:list", "env:unset"]);
+    assert_eq!(path(&env, "env:list"), ["env:list"]);
+    assert!(!env.needs_subcommand, "`$ netlify env [options]` runs bare");
+}
+
+#[test]
 fn oclif_commands_json() {
     let listed = read_listing(fixture!("oclif-herd-commands.json"), "herd");
     assert_eq!(
