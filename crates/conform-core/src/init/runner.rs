@@ -22,11 +22,11 @@ use serde_json::Value;
 
 use super::tool::{Explored, Measured, Tool, Trial};
 use super::{help, manifest, Failure};
-use crate::schedule::starved;
 use crate::exec::{
     self, BlackHole, Cancel, Reactor, RunError, RunErrorKind, RunRecord, RunSpec, Sandbox, Session,
     StdinMode, OPENERS,
 };
+use crate::schedule::starved;
 
 /// Sentinels of a help call: editors and browsers. Pagers get `cat` instead, so a
 /// tool that pages its help still prints it.
