@@ -23,7 +23,7 @@ install() { # name ecosystem package command
   [ -x "$into/$4" ] && return 0
   case $2 in
     npm) npm install --prefix "$into" --no-audit --no-fund --loglevel=error "$3" >&2 ;;
-    pip) python3 -m venv "$into/venv" && "$into/venv/bin/pip" install -q "$3" >&2 ;;
+    pip) python3 -m venv "$into" && "$into/bin/pip" install --disable-pip-version-check --no-input -q "$3" >&2 ;;
     system) ;;
     *) echo "real-tools.sh: $1: unknown ecosystem $2" >&2; return 2 ;;
   esac

@@ -85,6 +85,15 @@ impl BlackHole {
             .collect()
     }
 
+    /// Every proxy variable at port 0 of 127.0.0.1, where a connection is refused
+    /// at once: for a run that must not wait on the network at all.
+    pub(crate) fn refused_env() -> Vec<(String, String)> {
+        PROXY_VARS
+            .iter()
+            .map(|name| (name.to_string(), "http://127.0.0.1:0".to_string()))
+            .collect()
+    }
+
     /// The variables a run removes so that no host bypasses the proxy.
     pub(crate) fn env_remove() -> Vec<String> {
         NO_PROXY_VARS.iter().map(|name| name.to_string()).collect()

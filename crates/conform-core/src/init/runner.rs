@@ -28,7 +28,7 @@ use crate::exec::{
     StdinMode, OPENERS,
 };
 use crate::plan::{Plan, PlannedRun, Records, RunKind, RunRole};
-use crate::schedule::{self, Policy, Progress};
+use crate::schedule::{self, starved, Policy, Progress};
 
 /// Sentinels of a help call: editors and browsers. Pagers get `cat` instead, so a
 /// tool that pages its help still prints it.
@@ -93,6 +93,10 @@ enum Mode {
     AsRun { stream: bool },
     /// A help call or list: sandbox with pagers set to `cat`, black hole.
     Look,
+    /// A help call made again after it went for the network: as `Look`, but every
+    /// proxy variable at a port that refuses at once, so a tool that phones home
+    /// before printing its help (an update check) fails that call fast and prints.
+    LookRefused,
     /// A trial: the isolated sandbox of `conform run`, black hole.
     Trial(StdinMode),
 }
@@ -134,10 +138,16 @@ impl Runner {
         if self.session.cancel.is_cancelled() {
             return interrupted(&spec);
         }
-        match mode {
-            Mode::AsRun { .. } => exec::run(&spec, &self.session),
+        let make = || match mode {
+            Mode::AsRun { .. } | Mode::LookRefused => exec::run(&spec, &self.session),
             Mode::Look | Mode::Trial(_) => self.run_watched(&spec),
+        };
+        let record = make();
+        // Starved at its limit: made once more (see `run_all`).
+        if starved(&record) && !self.session.cancel.is_cancelled() {
+            return make();
         }
+        record
     }
 
     /// The run of `argv` as `mode` makes it; `own_hole`: with a black hole of its
@@ -147,7 +157,7 @@ impl Runner {
         let mut env_remove = Vec::new();
         let (stdin, stream, sandbox) = match mode {
             Mode::AsRun { stream } => (StdinMode::Closed, stream, None),
-            Mode::Look => {
+            Mode::Look | Mode::LookRefused => {
                 // Help must never wait on a pager: `git status --help` opens a man
                 // page through one.
                 for (name, value) in [
@@ -171,7 +181,10 @@ impl Runner {
         let sandboxed = sandbox.is_some();
         if sandboxed {
             env_set.extend(toolchain_homes());
-            if !own_hole {
+            if matches!(mode, Mode::LookRefused) {
+                env_set.extend(BlackHole::refused_env());
+                env_remove.extend(BlackHole::env_remove());
+            } else if !own_hole {
                 env_set.extend(self.hole.env_set());
                 env_remove.extend(BlackHole::env_remove());
             }
@@ -194,7 +207,7 @@ impl Runner {
             // Alone, init holds one black hole for all its runs and watches it
             // itself; beside others, each run has its own, so that a connection
             // is blamed only on the run that made it.
-            network: if own_hole && sandboxed {
+            network: if own_hole && sandboxed && !matches!(mode, Mode::LookRefused) {
                 exec::Network::BlackHole
             } else {
                 exec::Network::Inherited
@@ -382,6 +395,12 @@ impl Runner {
             let argv = with_flag(args, flag);
             let record = self.run(&argv, Mode::Look);
             let network = self.hole.take_connections() > 0;
+            if network {
+                let again = self.run(&argv, Mode::LookRefused);
+                if let Some(text) = offline_help(&again, program) {
+                    return Ok(text);
+                }
+            }
             match self.read_help(&record, network, &argv, flag, program) {
                 HelpStep::Done(result) => return result,
                 HelpStep::Next(reason) => why = reason,
@@ -422,7 +441,25 @@ impl Runner {
                 .map(|argv| self.spec(argv, Mode::Look, true))
                 .collect();
             let records = self.run_all(&specs);
+            // A call that went for the network is made again with the network
+            // refused: its help, when it prints one then, is the help.
+            let phoned: Vec<usize> = (0..records.len())
+                .filter(|&n| records[n].proxy_connections.unwrap_or(0) > 0)
+                .collect();
+            let again_specs: Vec<RunSpec> = phoned
+                .iter()
+                .map(|&n| self.spec(&argvs[n], Mode::LookRefused, true))
+                .collect();
+            let again = self.run_all(&again_specs);
+            for (&n, record) in phoned.iter().zip(&again) {
+                if let Some(text) = offline_help(record, program) {
+                    results[pending[n]] = Some(Ok(text));
+                }
+            }
             for ((&i, argv), record) in pending.iter().zip(&argvs).zip(&records) {
+                if results[i].is_some() {
+                    continue;
+                }
                 let network = record.proxy_connections.unwrap_or(0) > 0;
                 match self.read_help(record, network, argv, flag, program) {
                     HelpStep::Done(result) => results[i] = Some(result),
@@ -653,6 +690,20 @@ impl Tool for Runner {
             Measured::Finished { lines }
         }
     }
+}
+
+/// The help a call made with the network refused printed: it exited 0 in time
+/// and its stdout or stderr reads as help.
+fn offline_help(record: &RunRecord, program: &str) -> Option<String> {
+    if record.error.is_some() || record.timed_out || record.exit_code() != Some(0) {
+        return None;
+    }
+    [
+        help::clean(&record.stdout.bytes),
+        help::clean(&record.stderr.bytes),
+    ]
+    .into_iter()
+    .find(|text| help::looks_like_help(text, program) && !help::is_man_page(text))
 }
 
 /// What a help call showed.

@@ -87,6 +87,37 @@ fn header(trimmed: &str) -> Option<Section> {
         .then_some(Section::Other)
 }
 
+/// A short flush-left title ending in `:` that names a topic, not a list of
+/// something else: `Compute:`, `Storage:`, `Observability:`.
+fn is_panel_title(trimmed: &str) -> bool {
+    const NOT_COMMANDS: &[&str] = &[
+        "argument",
+        "option",
+        "flag",
+        "example",
+        "usage",
+        "environment",
+        "variable",
+        "note",
+        "see",
+        "learn",
+        "documentation",
+        "alias",
+        "default",
+        "exit",
+        "output",
+    ];
+    let Some(title) = trimmed.strip_suffix(':') else {
+        return false;
+    };
+    let lower = title.to_ascii_lowercase();
+    title.split_whitespace().count() <= 3
+        && title
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == ' ' || c == '-' || c == '&')
+        && !NOT_COMMANDS.iter().any(|word| lower.contains(word))
+}
+
 /// The subcommands a help text lists: the entries of its command sections
 /// (oclif's topics too, as groups), argparse's `{a,b,c}` and the list under it,
 /// and npm's comma-separated `All commands:` block. `path` is the program's name
@@ -102,6 +133,8 @@ pub(super) fn subcommands(help: &str, path: &[&str]) -> Vec<HelpEntry> {
     let mut choices_at: Option<usize> = None;
     // npm: the last comma-separated line ended with a comma, so the next goes on.
     let mut list_goes_on = false;
+    // A commands section came before: later short titles may name more groups.
+    let mut commands_seen = false;
     for line in help.lines() {
         let trimmed = line.trim();
         if trimmed.is_empty() {
@@ -126,7 +159,14 @@ pub(super) fn subcommands(help: &str, path: &[&str]) -> Vec<HelpEntry> {
                 }
             }
             if let Some(kind) = header(trimmed) {
-                section = kind;
+                // click's and Typer's panels after `Commands:` title groups of
+                // commands by topic (modal's `Compute:`, `Storage:`).
+                section = if kind == Section::Other && commands_seen && is_panel_title(trimmed) {
+                    Section::Commands
+                } else {
+                    kind
+                };
+                commands_seen |= section == Section::Commands;
                 entry_indent = None;
                 choices_at = None;
                 list_goes_on = false;

@@ -224,6 +224,36 @@ fn click_groups_and_commands() {
 }
 
 #[test]
+fn click_panels_after_commands_list_commands_too() {
+    // modal's layout: `Commands:`, then topic panels with more commands; the
+    // environment and see-also blocks after them are no commands.
+    let root = read_page(fixture!("click-panels-cloudctl.txt"), &["cloudctl"]);
+    assert_eq!(
+        names(&root.entries),
+        [
+            "run",
+            "deploy",
+            "shell",
+            "app",
+            "container",
+            "secret",
+            "volume",
+            "profile",
+            "token",
+            "setup",
+            "dashboard"
+        ]
+    );
+    assert!(root.needs_subcommand);
+    // Without a commands section first, a topic title is not read as one.
+    let page = read_page(
+        "Usage: t [OPTIONS]\n\nStorage:\n  disk  The disk.\n",
+        &["t"],
+    );
+    assert!(page.entries.is_empty());
+}
+
+#[test]
 fn typer_boxed_panels() {
     let root = read_page(fixture!("typer-deployctl.txt"), &["deployctl"]);
     assert_eq!(names(&root.entries), ["status", "logs", "config", "whoami"]);
