@@ -47,10 +47,11 @@ while read -r name ecosystem package command; do
 import json, sys, collections
 path, name, package, command, start, end, before, after = sys.argv[1:]
 envelope = json.load(open(path))
-meta = envelope.get("meta", {})
-inferred = meta.get("inferred", {})
-commands = inferred.get("commands", {})
-checks = envelope.get("data", {}).get("checks", [])
+meta = envelope.get("meta") or {}
+inferred = meta.get("inferred") or {}
+commands = inferred.get("commands") or {}
+checks = (envelope.get("data") or {}).get("checks") or []
+error = envelope.get("error") or {}
 left_out = commands.get("left_out", [])
 why = collections.Counter(entry.get("reason", "").split(":")[0] for entry in left_out)
 summary = {
@@ -67,12 +68,13 @@ summary = {
     "passed": sum(c["status"] == "pass" for c in checks),
     "skipped": sum(c["status"] == "skip" for c in checks),
     "runs": meta.get("runs"),
+    "error": error.get("message"),
     "wall_s": round(float(end) - float(start), 1),
     "load": [float(before), float(after)],
 }
 print(json.dumps(summary, indent=2))
 PY
-  rm -rf "$work"
+  mv "$work/envelope.json" "$dir/$name.envelope.json" && rm -rf "$work"
   echo "real-tools.sh: $name: $(python3 -c 'import json,sys;d=json.load(open(sys.argv[1]));print(len(d["failed"]),"failed in",d["wall_s"],"s")' "$results/$name.json")" >&2
 done <"$root/docs/real-tools/tools.txt"
 

@@ -30,6 +30,11 @@ use crate::exec::{
 use crate::plan::{Plan, PlannedRun, Records, RunKind, RunRole};
 use crate::schedule::{self, starved, Policy, Progress};
 
+/// How much longer the last attempt of a help call or trial starved twice may take.
+const STARVED_LIMIT_FACTOR: u32 = 4;
+/// The longest limit such an attempt gets: a profile's longest.
+const MAX_STARVED_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// Sentinels of a help call: editors and browsers. Pagers get `cat` instead, so a
 /// tool that pages its help still prints it.
 const HELP_SENTINELS: &[&str] = &["EDITOR", "VISUAL", "GIT_EDITOR", "BROWSER"];
@@ -255,7 +260,18 @@ impl Runner {
         records
             .into_iter()
             .zip(specs)
-            .map(|(record, spec)| record.unwrap_or_else(|| interrupted(spec)))
+            .map(|(record, spec)| match record {
+                // Starved on both attempts: on a machine this loaded the limit
+                // decided nothing, so the call is made once more, alone, with a
+                // longer one (a Node CLI's --help can take 5 s at load 12 on 2
+                // CPUs). What the profile holds must not depend on the load.
+                Some(record) if record.starved_again && !self.session.cancel.is_cancelled() => {
+                    let mut longer = spec.clone();
+                    longer.limit = (spec.limit * STARVED_LIMIT_FACTOR).min(MAX_STARVED_LIMIT);
+                    exec::run(&longer, &self.session)
+                }
+                record => record.unwrap_or_else(|| interrupted(spec)),
+            })
             .collect()
     }
 

@@ -81,16 +81,31 @@ fn render(results: &[Value], verdicts: &Value) -> (String, Vec<String>) {
             0 => "0".to_string(),
             n => format!("{n} ({})", why.join(", ")),
         };
-        let load_after = result["load"][1].as_f64().unwrap_or(0.0);
+        let load = result["load"][1]
+            .as_f64()
+            .map_or(String::new(), |load| format!(" ({load:.1})"));
+        let count = |key: &str| {
+            result[key]
+                .as_u64()
+                .map_or("-".to_string(), |n| n.to_string())
+        };
         out.push_str(&format!(
-            "| {name} | `{}` | {} | {} | {left_out} | {} | {conform_fault} | {} s ({load_after:.1}) |\n",
+            "| {name} | `{}` | {} | {} | {left_out} | {} | {conform_fault} | {} s{load} |\n",
             result["package"].as_str().unwrap_or("?"),
-            result["found"],
-            result["probed"],
+            count("found"),
+            count("probed"),
             failed.len(),
             result["wall_s"],
         ));
         details.push_str(&format!("\n### {name}\n\n"));
+        if let Some(build) = result["conform_build"].as_str() {
+            details.push_str(&format!("Made with conform {build}.\n\n"));
+        }
+        if let Some(error) = result["error"].as_str() {
+            details.push_str(&format!(
+                "conform check stopped before judging: {error}\n\n"
+            ));
+        }
         if let Some(by_hand) = verdicts[name]["by_hand"].as_str() {
             details.push_str(&format!("{by_hand}\n\n"));
         }
