@@ -19,8 +19,8 @@ pub(super) struct Demand {
     thread_waits: HashMap<i32, u64>,
     /// The reactor thread's run delay when the run started.
     kit_wait_at_start: Option<Duration>,
-    /// Stretches the reactor spent on other work (judging, planning, other runs'
-    /// output) instead of watching this run's pipes.
+    /// The longest stretch the reactor spent on other work (judging, planning,
+    /// other runs' output) instead of watching this run's pipes.
     kit_away: Duration,
     cpu_wait: CpuWait,
     /// The command names seen in the tool's group, each once, in order of first sight.
@@ -88,9 +88,11 @@ impl Demand {
         self.cpu_wait.in_flight = self.cpu_wait.in_flight.max(runs);
     }
 
-    /// The reactor was away from `poll` for `away` while this run was going.
+    /// The reactor was away from `poll` for `away` while this run was going. The
+    /// longest stretch counts, not their sum: a line is read late by the stretch
+    /// it arrived in, and a loaded machine makes many short ones.
     pub(super) fn note_kit_away(&mut self, away: Duration) {
-        self.kit_away += away;
+        self.kit_away = self.kit_away.max(away);
     }
 
     /// Adds how much longer the tool's threads waited for a CPU since the last look.
@@ -112,8 +114,9 @@ impl Demand {
         if let (Some(start), Some(now)) = (self.kit_wait_at_start, kit_wait) {
             self.cpu_wait.kit = now.saturating_sub(start);
         }
-        // Whichever kept the kit from the run the longer: a wait for a CPU while
-        // away from `poll` is part of the time away, so the two are not added.
+        // Whichever kept the kit from the run the longer: its waits for a CPU in
+        // all, or its longest stretch away from `poll` (which a wait may be part
+        // of, so the two are not added).
         self.cpu_wait.kit = self.cpu_wait.kit.max(self.kit_away);
         self.cpu_wait
     }

@@ -330,8 +330,8 @@ pub(crate) struct CpuWait {
     /// scheduler's run delay, sampled from `/proc`; zero where it cannot be read).
     pub tool: Duration,
     /// Time conform's own reactor thread was kept from the run while it was going:
-    /// its wait for a CPU, or, when longer, the stretches it spent on other work
-    /// away from `poll` (judging another profile, say). A late read of line N is the
+    /// its wait for a CPU, or, when longer, the longest stretch it spent on other
+    /// work away from `poll` (judging another profile, say). A late read of line N is the
     /// kit's delay, not the tool's.
     pub kit: Duration,
     /// The most runs this conform had in flight at once while this one was going.
