@@ -279,6 +279,21 @@ fn the_readme_report_excerpt_is_a_real_runs_output() {
         .args(command.split_whitespace().skip(1))
         .current_dir(&root)
         .env_remove_all(DEVELOPER_ENV)
+        // The excerpt is a developer's run: where CI and its kin are set (as in
+        // `.ci/run`), conform unsets them in each run and its shell lines say so.
+        .env_remove_all(&[
+            "NO_COLOR",
+            "CI",
+            "GITHUB_ACTIONS",
+            "JENKINS_URL",
+            "FORCE_COLOR",
+            "CLICOLOR",
+            "CLICOLOR_FORCE",
+            "COLUMNS",
+            "LINES",
+            "DEBUG",
+            "VERBOSE",
+        ])
         .stdin(Stdio::null())
         .output()
         .expect("conform runs");
