@@ -155,13 +155,7 @@ fn infer_all(
                         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                             infer_tool(&row.tool, None, settings, &dir)
                         }))
-                        .unwrap_or_else(|_| {
-                            Err(Failure::tool(
-                                "INFERENCE_PANICKED",
-                                "inferring the tool's profile panicked",
-                                "please report this to conform's maintainers",
-                            ))
-                        });
+                        .unwrap_or_else(|_| Err(panicked()));
                         done.push((index, result));
                     }
                 })
@@ -176,16 +170,19 @@ fn infer_all(
     });
     let mut inferred = Vec::with_capacity(rows.len());
     for (row, result) in rows.iter().zip(results) {
-        let result = result.unwrap_or_else(|| {
-            Err(Failure::tool(
-                "INFERENCE_PANICKED",
-                "inferring the tool's profile panicked",
-                "please report this to conform's maintainers",
-            ))
-        });
+        let result = result.unwrap_or_else(|| Err(panicked()));
         inferred.push(result.map_err(|failure| (row.line, failure))?);
     }
     Ok(inferred)
+}
+
+/// Inferring a tool's profile panicked (caught per tool, so the others go on).
+fn panicked() -> Failure {
+    Failure::tool(
+        "INFERENCE_PANICKED",
+        "inferring the tool's profile panicked",
+        "please report this to conform's maintainers",
+    )
 }
 
 /// A tool's profile could not be inferred (or no scratch directory made): nothing

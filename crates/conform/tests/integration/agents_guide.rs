@@ -1,12 +1,11 @@
 //! AGENTS.md, the guide for coding agents: every command in it runs, as written,
 //! on a project whose tool is democli, and the envelope fields it teaches exist.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{conform, repo_root, EnvRemoveAll, DEVELOPER_ENV};
+use crate::support::{conform, path_with_conform, repo_root, EnvRemoveAll, DEVELOPER_ENV};
 
 /// The lines of AGENTS.md's ```sh blocks, in order.
 fn commands(guide: &str) -> Vec<String> {
@@ -40,20 +39,6 @@ fn project() -> tempfile::TempDir {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     dir
-}
-
-fn path_with_conform() -> std::ffi::OsString {
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_conform"));
-    let mut path = bin
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default()
-        .into_os_string();
-    if let Some(inherited) = std::env::var_os("PATH") {
-        path.push(":");
-        path.push(inherited);
-    }
-    path
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use crate::support::{conform, repo_root};
+use crate::support::{conform, generated_block, repo_root};
 
 /// What check finds beyond the hand-written profile: (broken CLI, check, why).
 const WIDER: &[(&str, &str, &str)] = &[
@@ -268,25 +268,11 @@ fn every_broken_cli_fails_under_check_only_what_its_hand_written_profile_fails()
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 
-    let page = repo_root().join("docs/zero-config.md");
-    let text = std::fs::read_to_string(&page).expect("docs/zero-config.md");
-    let (Some(begin), Some(end)) = (text.find(BEGIN), text.find(END)) else {
-        panic!("docs/zero-config.md lacks the {BEGIN} ... {END} block");
-    };
-    let block = table(&names, &sources);
-    let current = text[begin + BEGIN.len()..end].trim();
-    if std::env::var_os("CONFORM_BLESS").is_some() {
-        let updated = format!(
-            "{}{BEGIN}\n{block}{END}{}",
-            &text[..begin],
-            &text[end + END.len()..]
-        );
-        std::fs::write(&page, updated).expect("rewrite docs/zero-config.md");
-    } else {
-        assert_eq!(
-            current,
-            block.trim(),
-            "docs/zero-config.md's broken-CLI table is stale: rerun this test with CONFORM_BLESS=1"
-        );
-    }
+    generated_block(
+        &repo_root().join("docs/zero-config.md"),
+        BEGIN,
+        END,
+        &table(&names, &sources),
+        "docs/zero-config.md's broken-CLI table is stale: rerun this test with CONFORM_BLESS=1",
+    );
 }

@@ -25,7 +25,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::support::{repo_root, EnvRemoveAll, DEVELOPER_ENV};
+use crate::support::{path_with_conform, repo_root, EnvRemoveAll, DEVELOPER_ENV};
 
 /// One command of a page's ```sh blocks.
 #[derive(Debug)]
@@ -118,20 +118,6 @@ fn project() -> tempfile::TempDir {
         std::os::unix::fs::symlink(root.join(linked), dir.path().join(linked)).expect("symlink");
     }
     dir
-}
-
-fn path_with_conform() -> std::ffi::OsString {
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_conform"));
-    let mut path = bin
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default()
-        .into_os_string();
-    if let Some(inherited) = std::env::var_os("PATH") {
-        path.push(":");
-        path.push(inherited);
-    }
-    path
 }
 
 /// Run a page's commands in a fresh project; returns how many ran.

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::repo_root;
+use crate::support::{generated_block, repo_root};
 
 const BEGIN: &str = "<!-- real-tools:begin -->";
 const END: &str = "<!-- real-tools:end -->";
@@ -151,25 +151,13 @@ fn real_tools_table_is_rendered_from_the_results_and_every_failure_has_a_verdict
     let (block, problems) = render(&results, &verdicts);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 
-    let page = docs.join("real-tools.md");
-    let text = std::fs::read_to_string(&page).expect("docs/real-tools.md");
-    let (Some(begin), Some(end)) = (text.find(BEGIN), text.find(END)) else {
-        panic!("docs/real-tools.md lacks the {BEGIN} ... {END} block");
-    };
-    if std::env::var_os("CONFORM_BLESS").is_some() {
-        let updated = format!(
-            "{}{BEGIN}\n{block}{END}{}",
-            &text[..begin],
-            &text[end + END.len()..]
-        );
-        std::fs::write(&page, updated).expect("rewrite docs/real-tools.md");
-    } else {
-        assert_eq!(
-            text[begin + BEGIN.len()..end].trim(),
-            block.trim(),
-            "docs/real-tools.md is stale: run scripts/real-tools.sh, or this test with CONFORM_BLESS=1"
-        );
-    }
+    generated_block(
+        &docs.join("real-tools.md"),
+        BEGIN,
+        END,
+        &block,
+        "docs/real-tools.md is stale: run scripts/real-tools.sh, or this test with CONFORM_BLESS=1",
+    );
 }
 
 /// The verdicts file names each tool once, with a verdict per check.

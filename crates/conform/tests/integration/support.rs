@@ -350,3 +350,37 @@ pub fn wait_or_kill(
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// `PATH` with the conform under test first, for commands that call `conform`.
+pub fn path_with_conform() -> std::ffi::OsString {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_conform"));
+    let mut path = bin
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+        .into_os_string();
+    if let Some(inherited) = std::env::var_os("PATH") {
+        path.push(":");
+        path.push(inherited);
+    }
+    path
+}
+
+/// A generated block of a docs page, between `begin` and `end`: equal to
+/// `block`, or rewritten to it when `CONFORM_BLESS` is set.
+pub fn generated_block(page: &Path, begin: &str, end: &str, block: &str, stale: &str) {
+    let text = std::fs::read_to_string(page).unwrap_or_else(|e| panic!("{page:?}: {e}"));
+    let (Some(from), Some(to)) = (text.find(begin), text.find(end)) else {
+        panic!("{page:?} lacks the {begin} ... {end} block");
+    };
+    if std::env::var_os("CONFORM_BLESS").is_some() {
+        let updated = format!(
+            "{}{begin}\n{block}{end}{}",
+            &text[..from],
+            &text[to + end.len()..]
+        );
+        std::fs::write(page, updated).unwrap_or_else(|e| panic!("{page:?}: {e}"));
+    } else {
+        assert_eq!(text[from + begin.len()..to].trim(), block.trim(), "{stale}");
+    }
+}
