@@ -158,6 +158,7 @@ impl HermeticTool {
             "commands": {
                 "found": census.found.len(),
                 "probed": census.probed.len(),
+                "check_only": census.check_only,
                 "left_out": census.left,
             },
             "hermetic": {
@@ -167,6 +168,7 @@ impl HermeticTool {
                 "sandbox": "isolated: fresh HOME, XDG directories and TMPDIR, sentinels for pagers, editors and browsers",
             },
             "profile": generated.profile,
+            "check_only_probes": generated.check_only,
         })
     }
 }
@@ -325,11 +327,17 @@ fn infer(
         let verb = if overwrites { "overwrote" } else { "wrote" };
         eprintln!("conform check: {verb} {}", path.display());
     }
-    let (run, not_run) = if allow_destructive {
+    let (mut run, not_run) = if allow_destructive {
         (generated.profile.clone(), Vec::new())
     } else {
         without_destructive(&generated.profile)
     };
+    // The probes the run shares with the saved file, at the same indices; the
+    // check-only ones come after them and are located at no saved probe.
+    let shared = run["probes"].as_array().map_or(0, Vec::len);
+    if let Some(probes) = run["probes"].as_array_mut() {
+        probes.extend(generated.check_only.iter().cloned());
+    }
     if run["probes"].as_array().is_none_or(Vec::is_empty) {
         return Err(Failure::input(
             "NOTHING_TO_RUN",
@@ -339,7 +347,12 @@ fn infer(
     }
     let saved_text = request.output.as_ref().map(|_| generated.text.as_str());
     Ok(Inferred {
-        loaded: load(&run, &generated.dir, request, saved_text)?,
+        loaded: load(
+            &run,
+            &generated.dir,
+            request,
+            saved_text.map(|text| (text, shared)),
+        )?,
         not_run,
         saved: request.output.clone(),
         generated,
@@ -364,12 +377,13 @@ fn destructive_last(generated: &mut Generated) {
 }
 
 /// The profile document `run` as a loaded profile whose runs are made from `dir`;
-/// reports point into `saved` (the saved profile's text), else at `check:TOOL`.
+/// reports point into `saved` (the saved profile's text, whose first probes are
+/// the run's first ones, so many), else at `check:TOOL`.
 fn load(
     run: &Value,
     dir: &Path,
     request: &init::Request,
-    saved: Option<&str>,
+    saved: Option<(&str, usize)>,
 ) -> Result<LoadedProfile, Failure> {
     let text = render_profile(run);
     let (profile, program) = profile::parse(&text, dir).map_err(|violations| {
@@ -383,7 +397,10 @@ fn load(
         )
     })?;
     let (path, locations) = match (&request.output, saved) {
-        (Some(path), Some(saved)) => (path.clone(), Locations::scan(saved)),
+        (Some(path), Some((saved, shared))) => (
+            path.clone(),
+            Locations::scan(saved).without_probes_from(shared),
+        ),
         _ => (
             PathBuf::from(format!(
                 "{}{}",
@@ -470,10 +487,18 @@ fn summary(
             }
         ));
     }
+    for probe in &generated.check_only {
+        text.push_str(&format!(
+            "  {:<12} {}  (check only: it mutates, so it runs in fresh sandboxes and is never saved)\n",
+            probe["kind"].as_str().unwrap_or("?"),
+            probe["name"].as_str().unwrap_or("?"),
+        ));
+    }
     text.push_str(&format!(
-        "Commands: {} found, {} run as probes, {} left out\n",
+        "Commands: {} found, {} run as probes ({} check only), {} left out\n",
         census.found.len(),
         census.probed.len(),
+        census.check_only.len(),
         census.left.len()
     ));
     for left in &census.left {

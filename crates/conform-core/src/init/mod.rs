@@ -91,6 +91,9 @@ pub(crate) struct Census {
     pub found: Vec<String>,
     /// The commands that became probes.
     pub probed: Vec<String>,
+    /// Those of them probed only under `conform check`, never saved: they mutate
+    /// (by name, or by the state they write in HOME).
+    pub check_only: Vec<String>,
     /// The commands left out, each with why.
     #[serde(rename = "left_out")]
     pub left: Vec<LeftOut>,
@@ -130,6 +133,9 @@ pub(crate) struct Generated {
     pub lists_subcommands: bool,
     /// The manifest's secret and token variables.
     pub secret_vars: Vec<String>,
+    /// Read probes made only in `conform check`'s hermetic runs, never saved: the
+    /// commands that mutate.
+    pub check_only: Vec<Value>,
 }
 
 /// What init did: the envelope's `data`, the text for a terminal, the warnings.
@@ -319,8 +325,12 @@ pub(crate) fn generate_with(
         ));
     }
     let mut warnings = body.warnings;
-    let (census, lists_subcommands, secret_vars) =
-        (body.census, body.lists_subcommands, body.secret_vars);
+    let (census, lists_subcommands, secret_vars, check_only) = (
+        body.census,
+        body.lists_subcommands,
+        body.secret_vars,
+        body.check_only,
+    );
     if let Some(args) = &body.manifest {
         doc.insert("manifest".into(), json!(args));
     }
@@ -339,6 +349,7 @@ pub(crate) fn generate_with(
         census,
         lists_subcommands,
         secret_vars,
+        check_only,
     })
 }
 
@@ -490,6 +501,8 @@ struct Body {
     census: Option<Census>,
     lists_subcommands: bool,
     secret_vars: Vec<String>,
+    /// Probes for `conform check` only (see [`Generated::check_only`]).
+    check_only: Vec<Value>,
 }
 
 /// One probe as the profile writes it, keys in the format's order.

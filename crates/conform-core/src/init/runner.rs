@@ -598,12 +598,23 @@ impl Runner {
             .iter()
             .zip(&dirs)
             .map(|(record, dir)| {
-                let mut wrote: Vec<String> = record
+                let created: Vec<&String> = record
                     .sandbox
                     .iter()
                     .flat_map(|report| &report.created)
                     .filter(|path| KEPT_STATE.iter().any(|dir| path.starts_with(dir)))
-                    .cloned()
+                    .collect();
+                // An empty directory is where the tool would keep state, not state:
+                // llm makes its config directory on every command.
+                let mut wrote: Vec<String> = created
+                    .iter()
+                    .filter(|path| {
+                        !path.ends_with('/')
+                            || created.iter().any(|other| {
+                                other.len() > path.len() && other.starts_with(path.as_str())
+                            })
+                    })
+                    .map(|path| path.to_string())
                     .collect();
                 if let Some(dir) = dir {
                     let mut left = Vec::new();

@@ -41,6 +41,19 @@ impl Locations {
         Locations(scan(text).at)
     }
 
+    /// These locations less those of the probes from index `first` on: a run whose
+    /// later probes are not the file's locates them at `/probes`.
+    pub(crate) fn without_probes_from(mut self, first: usize) -> Locations {
+        self.0.retain(|pointer, _| {
+            let Some(rest) = pointer.strip_prefix("/probes/") else {
+                return true;
+            };
+            let index = rest.split('/').next().and_then(|n| n.parse::<usize>().ok());
+            index.is_none_or(|index| index < first)
+        });
+        self
+    }
+
     /// 1-based (line, column) of the value at `pointer`; columns count Unicode code
     /// points. A pointer the text lacks is located at its nearest located parent.
     pub(crate) fn locate(&self, pointer: &str) -> Option<(usize, usize)> {
@@ -259,6 +272,17 @@ mod tests {
         assert_eq!(locations.locate("/probes/0"), Some((3, 5)));
         assert_eq!(locations.locate("/probes/0/argv"), Some((3, 5)));
         assert_eq!(locations.locate("/manifest"), Some((1, 1)));
+    }
+
+    #[test]
+    fn probes_past_the_shared_ones_are_located_at_the_probes() {
+        let text = "{\n  \"probes\": [\n    {\"name\": \"x\"},\n    {\"name\": \"y\"}\n  ]\n}";
+        let all = Locations::scan(text);
+        assert_eq!(all.locate("/probes/1/name"), Some((4, 6)));
+        let shared = all.without_probes_from(1);
+        assert_eq!(shared.locate("/probes/0/name"), Some((3, 6)));
+        assert_eq!(shared.locate("/probes/1/name"), shared.locate("/probes"));
+        assert_ne!(shared.locate("/probes"), None);
     }
 
     #[test]

@@ -60,7 +60,7 @@ fn a_login_that_opens_a_browser_a_prompt_and_a_network_call_are_each_a_failed_ch
     );
     assert_eq!(
         names("no_hang_stdin_open"),
-        ["config set"],
+        ["chat", "config set"],
         "{:#}",
         check.check("no_hang_stdin_open")
     );
@@ -72,39 +72,53 @@ fn a_login_that_opens_a_browser_a_prompt_and_a_network_call_are_each_a_failed_ch
     );
     // The commands that answer are probes too, whoami although it fails unsigned.
     let inferred = &check.envelope["meta"]["inferred"];
-    let probes: Vec<&str> = inferred["profile"]["probes"]
-        .as_array()
-        .expect("probes")
-        .iter()
-        .filter_map(|p| p["name"].as_str())
-        .collect();
-    for name in [
-        "list",
-        "status",
-        "whoami",
-        "config get",
-        "login",
-        "sync",
-        "config set",
-    ] {
-        assert!(probes.contains(&name), "{name} not probed: {probes:?}");
+    let names_of = |probes: &Value| -> Vec<String> {
+        probes
+            .as_array()
+            .expect("probes")
+            .iter()
+            .filter_map(|p| p["name"].as_str().map(String::from))
+            .collect()
+    };
+    let saved = names_of(&inferred["profile"]["probes"]);
+    for name in ["list", "status", "whoami", "config get"] {
+        assert!(
+            saved.iter().any(|p| p == name),
+            "{name} not probed: {saved:?}"
+        );
     }
+    // What mutates, by its name or by the state it keeps in HOME, is judged here
+    // and never in the profile a user would save and run anywhere.
+    assert_eq!(
+        names_of(&inferred["check_only_probes"]),
+        ["chat", "config set", "login", "sync"],
+        "{inferred:#}"
+    );
+    assert_eq!(
+        inferred["commands"]["check_only"],
+        serde_json::json!(["chat", "config set", "login", "sync"])
+    );
+    let probes: Vec<String> = saved
+        .into_iter()
+        .chain(names_of(&inferred["check_only_probes"]))
+        .collect();
     // Groups are descended into, never probed bare.
     assert!(
-        !probes.contains(&"config") && !probes.contains(&"cache"),
+        !probes.iter().any(|p| p == "config" || p == "cache"),
         "{probes:?}"
     );
-    // A command that left files is reported as mutating, with the files.
+    // A command that left files in its working directory is left out as
+    // mutating, with the files.
     let left = inferred["commands"]["left_out"].to_string();
     assert!(
-        left.contains("cache warm") && left.contains("home/.agentcli/cache"),
+        left.contains("cache warm") && left.contains("cwd/.agentcli-cache/items"),
         "{left}"
     );
     assert!(
         left.contains("delete") && left.contains("--allow-destructive"),
         "{left}"
     );
-    assert_eq!(inferred["commands"]["probed"], 7, "{inferred:#}");
+    assert_eq!(inferred["commands"]["probed"], 8, "{inferred:#}");
     assert_eq!(inferred["hermetic"]["network"], "blackhole");
 }
 
@@ -267,7 +281,7 @@ fn reports_point_at_check_tool_or_into_the_saved_profile() {
 
     let saved = dir.path().join("agentcli.json");
     let saved_text = saved.display().to_string();
-    check_with_env(
+    let (_, envelope, _) = check_with_env(
         &["--sarif", &sarif_text, "--save", &saved_text],
         "agentcli",
         &[],
@@ -278,4 +292,24 @@ fn reports_point_at_check_tool_or_into_the_saved_profile() {
         uris.iter().all(|u| u.ends_with("agentcli.json")),
         "{uris:?}"
     );
+    // The saved profile holds no check-only probe, though the run judged them.
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(&saved).expect("saved")).expect("JSON");
+    let names: Vec<&str> = saved["probes"]
+        .as_array()
+        .expect("probes")
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert!(names.contains(&"list"), "{names:?}");
+    for name in ["chat", "config set", "login", "sync"] {
+        assert!(!names.contains(&name), "{name} saved: {names:?}");
+    }
+    let open = envelope["data"]["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["id"] == "no_hang_stdin_open")
+        .expect("no_hang_stdin_open");
+    assert_eq!(failed_probes(open), ["chat", "config set"], "{open:#}");
 }

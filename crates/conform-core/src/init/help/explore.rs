@@ -3,10 +3,12 @@
 //! [`MAX_DEPTH`] words), and every command whose name is not destructive becomes a
 //! read probe, whatever its exploration run showed: a command that prompts, opens a
 //! browser, hangs or goes for the network is judged by the checks that read such
-//! runs, not dropped. Only what cannot be a read probe is left out, each with why: a
+//! runs, not dropped. A command that mutates (by its name, or by the state it wrote
+//! in its fresh HOME) is a check-only probe: judged in `conform check`'s hermetic
+//! runs, never saved. Only what cannot be run safely is left out, each with why: a
 //! required argument, a destructive name (without `--allow-destructive`), a
 //! mutating name when the hermetic conditions do not hold, and a command that left
-//! files in its HOME or working directory (it mutates).
+//! files in its working directory.
 //!
 //! Every help call of a level, and every exploration run, is made at once; the
 //! result depends only on what the runs showed, in sorted order, so the same tool
@@ -67,7 +69,8 @@ pub(crate) fn explore(
     body.lists_subcommands = !entries.is_empty() || !lists_no_subcommands(&root, program);
 
     let mut census = Census::default();
-    let mut candidates: Vec<Vec<String>> = Vec::new();
+    // Each with whether its name says it mutates.
+    let mut candidates: Vec<(Vec<String>, bool)> = Vec::new();
     let mut destructive: Vec<(Vec<String>, String)> = Vec::new();
     // A complete listing and a group's help name the same command: once each.
     let mut seen: Vec<Vec<String>> = Vec::new();
@@ -112,7 +115,7 @@ pub(crate) fn explore(
                     continue;
                 }
                 Err(_) => {
-                    candidates.push(command.path);
+                    candidates.push((command.path, command.class == Class::Mutating));
                     continue;
                 }
             };
@@ -156,7 +159,9 @@ pub(crate) fn explore(
                 }
             } else {
                 match required {
-                    Some(false) => candidates.push(command.path.clone()),
+                    Some(false) => {
+                        candidates.push((command.path.clone(), command.class == Class::Mutating))
+                    }
                     Some(true) => census.left_out(
                         &shown,
                         "its usage line shows a required argument; add the probe by hand with a value",
@@ -174,7 +179,8 @@ pub(crate) fn explore(
         level = next;
     }
 
-    let mut runs = tool.explore(&candidates);
+    let argvs: Vec<Vec<String>> = candidates.iter().map(|(argv, _)| argv.clone()).collect();
+    let mut runs = tool.explore(&argvs);
     let own = tool_state(&runs);
     if !own.is_empty() {
         for run in &mut runs {
@@ -191,17 +197,18 @@ pub(crate) fn explore(
     }
     let mut finished = Vec::new();
     let mut unfinished = Vec::new();
-    for (argv, run) in candidates.into_iter().zip(runs) {
+    let mut check_only = Vec::new();
+    for ((argv, mutating_name), run) in candidates.into_iter().zip(runs) {
         let shown = argv.join(" ");
         if let Some(error) = run.error {
             census.left_out(&shown, format!("it could not be run: {error}"));
             continue;
         }
-        if !run.wrote.is_empty() {
+        if run.wrote.iter().any(|path| path.starts_with(CWD)) {
             body.warnings.push(Warning::new(
                 "CANDIDATE_MUTATES",
                 format!(
-                    "{shown}: not a read probe: its exploration run left files behind, so it mutates: {}",
+                    "{shown}: not a probe: its exploration run left files in its working directory, so it mutates: {}",
                     run.wrote.join(", ")
                 ),
                 json!({ "command": shown, "files": run.wrote }),
@@ -213,7 +220,25 @@ pub(crate) fn explore(
             continue;
         }
         census.probed.push(shown.clone());
-        if clean(&run) {
+        // A command that mutates, by its name or by the state it wrote in its fresh
+        // HOME, is judged in conform check's sandbox but never saved: a saved read
+        // probe runs anywhere, with real credentials and the real HOME.
+        if mutating_name || !run.wrote.is_empty() {
+            let why = if run.wrote.is_empty() {
+                "its name says it mutates".to_string()
+            } else {
+                format!("it writes its state in HOME ({})", run.wrote.join(", "))
+            };
+            body.warnings.push(Warning::new(
+                "CHECK_ONLY_PROBE",
+                format!(
+                    "{shown}: probed only here, in fresh sandboxes at the black hole, and left out of a saved profile: {why}"
+                ),
+                json!({ "command": shown, "files": run.wrote }),
+            ));
+            census.check_only.push(shown);
+            check_only.push(argv);
+        } else if clean(&run) {
             finished.push(argv);
         } else {
             unfinished.push(argv);
@@ -224,6 +249,11 @@ pub(crate) fn explore(
     let first = finished.first().cloned();
     for argv in finished.into_iter().chain(unfinished) {
         body.probes
+            .push(Value::Object(probe(&argv.join(" "), &argv, "read")));
+    }
+    check_only.sort();
+    for argv in check_only {
+        body.check_only
             .push(Value::Object(probe(&argv.join(" "), &argv, "read")));
     }
     for (argv, flag) in destructive {
@@ -253,6 +283,7 @@ pub(crate) fn explore(
     }
     census.found.sort();
     census.probed.sort();
+    census.check_only.sort();
     census.left.sort_by(|a, b| a.command.cmp(&b.command));
     body.census = Some(census);
     Ok(body)
@@ -329,6 +360,9 @@ fn preview_flag(page: &HelpPage) -> Option<String> {
         .find(|flag| page.flag(flag).is_some())
         .map(|flag| flag.to_string())
 }
+
+/// Where an exploration run's working directory is in [`Explored::wrote`].
+const CWD: &str = "cwd/";
 
 /// The files more than half of the exploration runs wrote, when there are three
 /// or more: vercel writes its telemetry ids and settings on every command, so
@@ -513,7 +547,8 @@ mod tests {
             fn measure(&mut self, argv: &[String]) -> Measured {
                 self.0.measure(argv)
             }
-            // Every command writes the telemetry id; `link` also its project file.
+            // Every command writes the telemetry id; `link` also its project file,
+            // `chat` its history in HOME.
             fn explore(&mut self, argvs: &[Vec<String>]) -> Vec<Explored> {
                 argvs
                     .iter()
@@ -521,6 +556,9 @@ mod tests {
                         let mut wrote = vec!["data/t/telemetry.json".to_string()];
                         if argv == &["link"] {
                             wrote.push("cwd/.t/project.json".into());
+                        }
+                        if argv == &["chat"] {
+                            wrote.push("data/t/history.db".into());
                         }
                         Explored {
                             exit_code: Some(0),
@@ -531,14 +569,18 @@ mod tests {
                     .collect()
             }
         }
-        let usages: Vec<(&str, String)> = ["link", "list", "status", "whoami"]
+        let names = ["chat", "deploy", "link", "list", "status", "whoami"];
+        let usages: Vec<(&str, String)> = names
             .iter()
             .map(|name| (*name, format!("Usage: t {name} [OPTIONS]\n")))
             .collect();
-        let mut help = vec![(
-            "",
-            "Usage: t <COMMAND>\n\nCommands:\n  link    Link\n  list    List\n  status  Show\n  whoami  Who\n",
-        )];
+        let root = format!(
+            "Usage: t <COMMAND>\n\nCommands:\n{}",
+            names
+                .map(|name| format!("  {name:<8} Does {name}\n"))
+                .concat()
+        );
+        let mut help = vec![("", root.as_str())];
         help.extend(usages.iter().map(|(name, text)| (*name, text.as_str())));
         let mut tool = Writes(Canned::with(&help));
         let body = explore(&mut tool, "t", &Settings::default()).expect("explored");
@@ -546,6 +588,21 @@ mod tests {
         assert!(left_out(&body, "link")
             .is_some_and(|r| r.contains("cwd/.t/project.json") && !r.contains("telemetry")));
         assert!(body.warnings.iter().any(|w| w.code == "TOOL_STATE"));
+        // What mutates only in its fresh HOME, or by its name, is judged under
+        // check and never saved; the made-up flag goes on a saved read probe.
+        let check_only: Vec<&str> = body
+            .check_only
+            .iter()
+            .filter_map(|p| p["name"].as_str())
+            .collect();
+        assert_eq!(check_only, ["chat", "deploy"]);
+        let census = body.census.as_ref().expect("a census");
+        assert_eq!(census.check_only, ["chat", "deploy"]);
+        assert!(census.probed.contains(&"chat".to_string()));
+        assert_eq!(probes(&body, "invalid"), ["unknown flag on list"]);
+        assert!(body.warnings.iter().any(|w| w.code == "CHECK_ONLY_PROBE"
+            && w.message.contains("chat")
+            && w.message.contains("data/t/history.db")));
     }
 
     #[test]
