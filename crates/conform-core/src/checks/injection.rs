@@ -14,13 +14,13 @@ pub(super) const SHELL_METACHAR_INERT: CheckSpec = CheckSpec {
     failure_modes: &[34],
     requirements: &["REQ-F-044"],
     extension: true,
-    reads: &[RunKind::Metachar],
+    reads: &[RunKind::Metachar, RunKind::Closed],
     judge: Judge::Alone(judge),
 };
 
 fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::ShellMetacharInert);
-    let runs = ctx.declared_runs();
+    let runs = ctx.runs_of(&[RunKind::Metachar]);
     if runs.is_empty() {
         outcome
             .skip("no command path to put the values after: no argument_order and no read probe");
@@ -45,7 +45,13 @@ fn judge(ctx: &Context<'_>) -> Outcome {
             );
             continue;
         }
-        match run.record.exit_code() {
+        let exit = run.record.exit_code();
+        // The command failed as it fails without the value (modal's `shell` without
+        // a token): that exit is the command's, which the other checks judge.
+        if exit != Some(0) && exit.is_some() && exit == exit_alone(ctx, run) {
+            continue;
+        }
+        match exit {
             Some(0) => {}
             Some(2) => {
                 if let Err(why) = ctx.error_object(run) {
@@ -88,6 +94,20 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         );
     }
     outcome
+}
+
+/// The exit of the command path run alone, when the run was made from a probe that
+/// is just that path: its stdin-closed run, finished.
+fn exit_alone(ctx: &Context<'_>, run: &Judged<'_>) -> Option<i32> {
+    let probe = ctx
+        .profile
+        .profile
+        .probes
+        .get(run.planned.role.probe_index()?)?;
+    if probe.argv.iter().any(|arg| arg.starts_with('-')) {
+        return None;
+    }
+    ctx.baseline(run)?.record.exit_code()
 }
 
 /// The run's value as the check lists it (`F` for the file it names), quoted.
@@ -149,6 +169,9 @@ mod tests {
     fn each_value_follows_the_command_path_alone_and_names_its_own_file() {
         let outcome = judged_with(PROFILE, CheckId::ShellMetacharInert, |run, record| {
             refused(run, record);
+            if !run.label.starts_with("shell metacharacters") {
+                return;
+            }
             let args = &run.spec.args;
             assert_eq!(args.len(), 2, "{args:?}");
             assert_eq!(args[0], "list");
@@ -208,6 +231,30 @@ mod tests {
     }
 
     #[test]
+    fn a_command_that_fails_as_it_fails_without_the_value_is_not_judged_on_its_exit() {
+        // modal's `shell` exits 1 without a token, whatever follows it.
+        const PLAIN: &str = r#"{
+            "schema_version": "1.0", "tool": "t", "command": ["sh"], "timeout_seconds": 5,
+            "probes": [ { "name": "shell", "argv": ["shell"], "kind": "read" } ]
+        }"#;
+        let no_token = |run: &PlannedRun, record: &mut RunRecord| {
+            record.exit = Exit::Code(1);
+            record.sandbox = Some(SandboxReport::default());
+            write(record, "Error: Token missing\n");
+            if run.label.contains("|touch F") {
+                record.exit = Exit::Code(127);
+            }
+        };
+        let outcome = judged_with(PLAIN, CheckId::ShellMetacharInert, no_token);
+        let details = details(&outcome);
+        assert_eq!(details.len(), 1, "{details:?}");
+        assert!(
+            details[0].contains("\"|touch F\" exited 127"),
+            "{details:?}"
+        );
+    }
+
+    #[test]
     fn without_argument_order_the_first_read_probe_gives_the_command_path() {
         const NO_ORDER: &str = r#"{
             "schema_version": "1.0", "tool": "t", "command": ["sh"], "timeout_seconds": 5,
@@ -215,6 +262,9 @@ mod tests {
         }"#;
         let outcome = judged_with(NO_ORDER, CheckId::ShellMetacharInert, |run, record| {
             refused(run, record);
+            if !run.label.starts_with("shell metacharacters") {
+                return;
+            }
             assert_eq!(run.spec.args[..2], ["deployments", "list"]);
             assert_eq!(run.spec.args.len(), 3);
         });
