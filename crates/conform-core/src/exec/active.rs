@@ -168,7 +168,7 @@ impl Active {
             }
             None => spec,
         };
-        let spawned = match spawn::spawn(to_spawn, extra_env) {
+        let spawned = match orphans::spawning(|| spawn::spawn(to_spawn, extra_env), |s| s.pid) {
             Ok(spawned) => spawned,
             Err(err) => {
                 record.error = Some(RunError {
@@ -373,6 +373,8 @@ impl Active {
     /// The record, once done.
     pub(super) fn into_record(mut self, kit_wait: Option<Duration>) -> RunRecord {
         drop(self.stdin.take());
+        // Orphans of this run or earlier ones that ended are conform's to reap.
+        orphans::reap_ended();
         self.record.timed_out = self.killed_at.is_some();
         self.record.exit = match self.process.status() {
             Some(exit) if !self.record.timed_out => exit,

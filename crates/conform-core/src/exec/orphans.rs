@@ -13,6 +13,13 @@
 //!   parents before children, until no member is left running and none appears;
 //!   checked once more (a member of a stopped tree still holds one of the run's
 //!   pipes); then killed, waited for and reaped. The record lists them.
+//! - an orphan that ends by itself becomes this process's zombie: [`reap_ended`],
+//!   called as runs end, reaps those of other sessions (vercel's detached telemetry
+//!   calls left 1,300 in one `conform check`, each holding a pid). The runs' main
+//!   processes, which the executor leaves unreaped on purpose until their group is
+//!   killed, are registered as they are spawned ([`spawning`]) and never touched;
+//!   a child spawned by other code stays in conform's own session, and is never
+//!   touched either.
 //! - [`end_all`], for a process that starts nothing but conform's runs, kills every
 //!   process still below it once its runs are over: the orphans that could not be
 //!   tied to a run because they closed its output (a daemon with its stdio on
@@ -28,6 +35,7 @@ use std::collections::{HashMap, HashSet};
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use nix::libc;
@@ -55,6 +63,72 @@ pub struct Orphan {
     pub pid: i32,
     /// `/proc/PID/cmdline`, arguments joined by spaces; empty when unreadable.
     pub cmdline: String,
+}
+
+/// The runs' main processes not yet reaped, and when ended orphans were last reaped.
+static OWN: Mutex<Own> = Mutex::new(Own {
+    mains: Vec::new(),
+    reaped_at: None,
+});
+
+/// How often, at most, `/proc` is read for ended orphans.
+const REAP_EVERY: Duration = Duration::from_secs(1);
+
+struct Own {
+    mains: Vec<i32>,
+    reaped_at: Option<Instant>,
+}
+
+fn own() -> MutexGuard<'static, Own> {
+    OWN.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Runs `spawn` (which starts a run's main process) and registers the pid it gives,
+/// both under the lock [`reap_ended`] takes: a main process that exits at once is
+/// never mistaken for an orphan.
+pub(super) fn spawning<T>(
+    spawn: impl FnOnce() -> io::Result<T>,
+    pid: impl Fn(&T) -> Pid,
+) -> io::Result<T> {
+    if !adopting() {
+        return spawn();
+    }
+    let mut own = own();
+    let spawned = spawn()?;
+    own.mains.push(pid(&spawned).as_raw());
+    Ok(spawned)
+}
+
+/// The main process `pid` is reaped: its pid is no longer conform's to guard.
+pub(super) fn reaped(pid: Pid) {
+    if adopting() {
+        own().mains.retain(|&main| main != pid.as_raw());
+    }
+}
+
+/// Reaps the orphans that ended by themselves: zombie children of this process in
+/// a session other than its own that are no run's main process. At most once per
+/// [`REAP_EVERY`]; nothing unless conform adopts orphans.
+pub(super) fn reap_ended() {
+    if !adopting() {
+        return;
+    }
+    let mut own = own();
+    if own.reaped_at.is_some_and(|at| at.elapsed() < REAP_EVERY) {
+        return;
+    }
+    own.reaped_at = Some(Instant::now());
+    let me = std::process::id() as i32;
+    let Ok(session) = nix::unistd::getsid(None) else {
+        return;
+    };
+    let table = ProcTable::read();
+    for entry in table.children(me) {
+        if !entry.alive() && entry.session != session.as_raw() && !own.mains.contains(&entry.pid) {
+            reap(entry.pid);
+        }
+    }
 }
 
 /// Makes this process the child subreaper (Linux), and conform's runs in it kill
@@ -263,6 +337,8 @@ struct Entry {
     ppid: i32,
     /// The state letter: `R`, `S`, `D`, `T` (stopped), `Z` (zombie), ...
     state: u8,
+    /// Its session id.
+    session: i32,
 }
 
 impl Entry {
@@ -353,7 +429,14 @@ fn parse_stat(pid: i32, stat: &[u8]) -> Option<Entry> {
     let mut fields = rest.split_ascii_whitespace();
     let state = *fields.next()?.as_bytes().first()?;
     let ppid = fields.next()?.parse().ok()?;
-    Some(Entry { pid, ppid, state })
+    let _group = fields.next()?;
+    let session = fields.next()?.parse().ok()?;
+    Some(Entry {
+        pid,
+        ppid,
+        state,
+        session,
+    })
 }
 
 #[cfg(test)]
@@ -368,17 +451,29 @@ mod tests {
             Entry {
                 pid: 42,
                 ppid: 7,
-                state: b'T'
+                state: b'T',
+                session: 42,
             }
         );
         assert!(entry.stopped() && entry.alive());
         assert_eq!(parse_stat(1, b"1 (x"), None);
         assert_eq!(parse_stat(1, b"1 (x) "), None);
+        assert_eq!(parse_stat(1, b"1 (x) S 0 1"), None, "no session");
     }
 
     #[test]
     fn trees_list_parents_before_children_and_skip_zombies() {
-        let entry = |pid, ppid, state| (pid, Entry { pid, ppid, state });
+        let entry = |pid, ppid, state| {
+            (
+                pid,
+                Entry {
+                    pid,
+                    ppid,
+                    state,
+                    session: pid,
+                },
+            )
+        };
         let table = ProcTable {
             entries: HashMap::from([
                 entry(10, 1, b'S'),

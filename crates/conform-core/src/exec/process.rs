@@ -80,23 +80,30 @@ impl Process {
             Observed::Running => return false,
             Observed::Exited { exit, reaped } => {
                 self.status = Some(exit);
-                self.reaped = reaped;
+                self.set_reaped(reaped);
             }
             Observed::Gone => {
                 // ECHILD and the like: someone else reaped it (a kit that sets
                 // SIGCHLD to SIG_IGN gets that from the kernel). Nothing to wait for.
                 self.status = Some(Exit::Unknown);
-                self.reaped = true;
+                self.set_reaped(true);
             }
         }
         self.exited_at = Some(Instant::now());
         true
     }
 
+    fn set_reaped(&mut self, reaped: bool) {
+        self.reaped = reaped;
+        if reaped {
+            super::orphans::reaped(self.pid);
+        }
+    }
+
     /// Reaps the process if it has exited; never blocks. True once reaped.
     pub(super) fn try_reap(&mut self) -> bool {
         if !self.reaped {
-            self.reaped = reap(self.pid);
+            self.set_reaped(reap(self.pid));
         }
         self.reaped
     }
@@ -116,6 +123,7 @@ impl Process {
                 while unsafe { libc::waitpid(pid, &mut status, 0) } == -1
                     && nix::errno::Errno::last() == nix::errno::Errno::EINTR
                 {}
+                super::orphans::reaped(Pid::from_raw(pid));
             });
         // Without a thread the zombie stays until the kit exits: harmless.
         drop(reaper);

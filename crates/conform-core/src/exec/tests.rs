@@ -972,6 +972,63 @@ fn a_waiting_tool_frees_its_job_slot_and_dies_with_its_reactor() {
     }
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn orphans_that_end_by_themselves_are_reaped_while_runs_go_on() {
+    in_own_process(
+        "orphans_that_end_by_themselves_are_reaped_while_runs_go_on_in_its_own_process",
+        &[],
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+#[ignore = "run in a process of its own by orphans_that_end_by_themselves_are_reaped_while_runs_go_on"]
+fn orphans_that_end_by_themselves_are_reaped_while_runs_go_on_in_its_own_process() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let pids = dir.path().join("orphans");
+    let profile = dir.path().join("profile.json");
+    let document = serde_json::json!({
+        "schema_version": "1.0",
+        "tool": "orphans",
+        "command": [fixture("orphan_ends.sh"), pids],
+        "timeout_seconds": 5,
+        "probes": [{ "name": "probe", "argv": [], "kind": "read" }]
+    });
+    std::fs::write(&profile, document.to_string()).expect("profile written");
+    let report = crate::Suite::load(&profile)
+        .expect("profile loads")
+        .only(["no_hang_stdin_closed", "json_envelope"])
+        .adopt_orphans()
+        .run()
+        .expect("suite runs");
+    // The runs' own exits were never taken from them.
+    assert!(report.failed_checks().is_empty(), "{:#}", report.result());
+    let me = std::process::id().to_string();
+    // Each orphan, once it has ended, is this process's zombie until reaped.
+    let child_of_mine = |pid: &str| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1).map(|ppid| ppid == me))
+                .unwrap_or(false)
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let written = std::fs::read_to_string(&pids).unwrap_or_default();
+        let left: Vec<&str> = written.lines().filter(|pid| child_of_mine(pid)).collect();
+        if written.lines().count() >= 1 && left.is_empty() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "orphans never reaped: {left:?} of {written:?}"
+        );
+        super::orphans::reap_ended();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// The pid after "held by pid " in a pipes_closed_on_exit failure detail.
 #[cfg(target_os = "linux")]
 fn held_by_pid(detail: &str) -> i32 {
