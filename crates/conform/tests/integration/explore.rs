@@ -70,6 +70,13 @@ fn a_login_that_opens_a_browser_a_prompt_and_a_network_call_are_each_a_failed_ch
         "{:#}",
         check.check("no_hang_stdin_closed")
     );
+    // A required operand is made up, so the editor `edit NAME` opens is seen.
+    assert_eq!(
+        names("editor_not_invoked"),
+        ["edit conform-probe (isolated)"],
+        "{:#}",
+        check.check("editor_not_invoked")
+    );
     // The commands that answer are probes too, whoami although it fails unsigned.
     let inferred = &check.envelope["meta"]["inferred"];
     let names_of = |probes: &Value| -> Vec<String> {
@@ -91,12 +98,12 @@ fn a_login_that_opens_a_browser_a_prompt_and_a_network_call_are_each_a_failed_ch
     // and never in the profile a user would save and run anywhere.
     assert_eq!(
         names_of(&inferred["check_only_probes"]),
-        ["chat", "config set", "login", "sync"],
+        ["chat", "config set", "edit conform-probe", "login", "sync"],
         "{inferred:#}"
     );
     assert_eq!(
         inferred["commands"]["check_only"],
-        serde_json::json!(["chat", "config set", "login", "sync"])
+        serde_json::json!(["chat", "config set", "edit conform-probe", "login", "sync"])
     );
     let probes: Vec<String> = saved
         .into_iter()
@@ -118,7 +125,7 @@ fn a_login_that_opens_a_browser_a_prompt_and_a_network_call_are_each_a_failed_ch
         left.contains("delete") && left.contains("--allow-destructive"),
         "{left}"
     );
-    assert_eq!(inferred["commands"]["probed"], 8, "{inferred:#}");
+    assert_eq!(inferred["commands"]["probed"], 9, "{inferred:#}");
     assert_eq!(inferred["hermetic"]["network"], "blackhole");
 }
 
@@ -199,10 +206,12 @@ fn a_subcommand_whose_help_is_a_manual_page_is_asked_with_dash_h_next() {
     // `--help` once (a man page), then `-h`, which prints the usage.
     assert_eq!(calls("args show --help"), 1, "{args}");
     assert_eq!(calls("args show -h"), 1, "{args}");
-    let left = envelope["meta"]["inferred"]["commands"]["left_out"].to_string();
-    assert!(
-        left.contains("show") && left.contains("required argument"),
-        "{left}"
+    // `-h` says `show <item>`: it is probed with a made-up item, never saved.
+    let check_only = &envelope["meta"]["inferred"]["commands"]["check_only"];
+    assert_eq!(
+        check_only,
+        &serde_json::json!(["show conform-probe"]),
+        "{check_only}"
     );
 }
 
@@ -302,7 +311,7 @@ fn reports_point_at_check_tool_or_into_the_saved_profile() {
         .filter_map(|p| p["name"].as_str())
         .collect();
     assert!(names.contains(&"list"), "{names:?}");
-    for name in ["chat", "config set", "login", "sync"] {
+    for name in ["chat", "config set", "edit conform-probe", "login", "sync"] {
         assert!(!names.contains(&name), "{name} saved: {names:?}");
     }
     let open = envelope["data"]["checks"]

@@ -69,8 +69,7 @@ pub(crate) fn explore(
     body.lists_subcommands = !entries.is_empty() || !lists_no_subcommands(&root, program);
 
     let mut census = Census::default();
-    // Each with whether its name says it mutates.
-    let mut candidates: Vec<(Vec<String>, bool)> = Vec::new();
+    let mut candidates: Vec<(Vec<String>, CheckOnly)> = Vec::new();
     let mut destructive: Vec<(Vec<String>, String)> = Vec::new();
     // A complete listing and a group's help name the same command: once each.
     let mut seen: Vec<Vec<String>> = Vec::new();
@@ -115,7 +114,8 @@ pub(crate) fn explore(
                     continue;
                 }
                 Err(_) => {
-                    candidates.push((command.path, command.class == Class::Mutating));
+                    let only = CheckOnly::by_name(command.class);
+                    candidates.push((command.path, only));
                     continue;
                 }
             };
@@ -158,15 +158,27 @@ pub(crate) fn explore(
                     );
                 }
             } else {
-                match required {
-                    Some(false) => {
-                        candidates.push((command.path.clone(), command.class == Class::Mutating))
+                match (required, page.operands) {
+                    (Some(false), _) => {
+                        candidates.push((command.path.clone(), CheckOnly::by_name(command.class)))
                     }
-                    Some(true) => census.left_out(
+                    // `keys set NAME`: a made-up name shows whether it prompts,
+                    // opens an editor or hangs, which a command is whatever value
+                    // it is given.
+                    (Some(true), Some(n @ 1..=MADE_UP_OPERANDS)) => {
+                        let argv = command
+                            .path
+                            .iter()
+                            .cloned()
+                            .chain(std::iter::repeat_n(MADE_UP_OPERAND.to_string(), n))
+                            .collect();
+                        candidates.push((argv, CheckOnly::MadeUpOperand));
+                    }
+                    (Some(true), _) => census.left_out(
                         &shown,
                         "its usage line shows a required argument; add the probe by hand with a value",
                     ),
-                    None => census.left_out(
+                    (None, _) => census.left_out(
                         &shown,
                         "its help has no usage line naming it, so required arguments cannot be ruled out",
                     ),
@@ -198,7 +210,7 @@ pub(crate) fn explore(
     let mut finished = Vec::new();
     let mut unfinished = Vec::new();
     let mut check_only = Vec::new();
-    for ((argv, mutating_name), run) in candidates.into_iter().zip(runs) {
+    for ((argv, only), run) in candidates.into_iter().zip(runs) {
         let shown = argv.join(" ");
         if let Some(error) = run.error {
             census.left_out(&shown, format!("it could not be run: {error}"));
@@ -222,12 +234,17 @@ pub(crate) fn explore(
         census.probed.push(shown.clone());
         // A command that mutates, by its name or by the state it wrote in its fresh
         // HOME, is judged in conform check's sandbox but never saved: a saved read
-        // probe runs anywhere, with real credentials and the real HOME.
-        if mutating_name || !run.wrote.is_empty() {
-            let why = if run.wrote.is_empty() {
-                "its name says it mutates".to_string()
-            } else {
-                format!("it writes its state in HOME ({})", run.wrote.join(", "))
+        // probe runs anywhere, with real credentials and the real HOME. Nor is a
+        // made-up operand.
+        if only != CheckOnly::No || !run.wrote.is_empty() {
+            let why = match only {
+                _ if !run.wrote.is_empty() => {
+                    format!("it writes its state in HOME ({})", run.wrote.join(", "))
+                }
+                CheckOnly::MadeUpOperand => {
+                    format!("its required operand is made up ({MADE_UP_OPERAND})")
+                }
+                _ => "its name says it mutates".to_string(),
             };
             body.warnings.push(Warning::new(
                 "CHECK_ONLY_PROBE",
@@ -359,6 +376,30 @@ fn preview_flag(page: &HelpPage) -> Option<String> {
         .iter()
         .find(|flag| page.flag(flag).is_some())
         .map(|flag| flag.to_string())
+}
+
+/// The value given to a command's required operands, and how many it may need.
+const MADE_UP_OPERAND: &str = "conform-probe";
+const MADE_UP_OPERANDS: usize = 2;
+
+/// Why a candidate is probed only under `conform check`, never saved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CheckOnly {
+    No,
+    /// Its name says it mutates.
+    MutatingName,
+    /// Its required operands are [`MADE_UP_OPERAND`].
+    MadeUpOperand,
+}
+
+impl CheckOnly {
+    fn by_name(class: Class) -> CheckOnly {
+        if class == Class::Mutating {
+            CheckOnly::MutatingName
+        } else {
+            CheckOnly::No
+        }
+    }
 }
 
 /// Where an exploration run's working directory is in [`Explored::wrote`].
@@ -603,6 +644,28 @@ mod tests {
         assert!(body.warnings.iter().any(|w| w.code == "CHECK_ONLY_PROBE"
             && w.message.contains("chat")
             && w.message.contains("data/t/history.db")));
+    }
+
+    #[test]
+    fn a_required_operand_is_made_up_and_the_probe_is_never_saved() {
+        let mut tool = Canned::with(&[
+            (
+                "",
+                "Usage: t <COMMAND>\n\nCommands:\n  get   Get one\n  list  List\n  pick  Pick\n",
+            ),
+            ("get", "Usage: t get [OPTIONS] NAME\n"),
+            ("list", "Usage: t list [OPTIONS]\n"),
+            ("pick", "Usage: t pick --from <LIST>\n"),
+        ]);
+        let body = explore(&mut tool, "t", &Settings::default()).expect("explored");
+        assert_eq!(probes(&body, "read"), ["list"]);
+        let check_only: Vec<&str> = body
+            .check_only
+            .iter()
+            .filter_map(|p| p["name"].as_str())
+            .collect();
+        assert_eq!(check_only, ["get conform-probe"]);
+        assert!(left_out(&body, "pick").is_some_and(|r| r.contains("required argument")));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use super::commands::{add, full_list_argv, subcommands, usage_subcommands, HelpEntry};
 use super::flags::{flags, HelpFlag};
 use super::usage::{looks_like_help, usage_forms};
-use super::words::{command_placeholder, has_required_placeholder, tokens};
+use super::words::{command_placeholder, has_required_placeholder, required_operands, tokens};
 
 /// What the help of one command (or of the program) says.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -27,6 +27,10 @@ pub(super) struct HelpPage {
     /// placeholder is not counted (see `needs_subcommand`). `None` when no usage
     /// line names the command, so required arguments cannot be ruled out.
     pub requires_argument: Option<bool>,
+    /// How many operands the first usage line that requires one asks for, when
+    /// they are all bare placeholders (`set NAME`, `show <ID>`) that a made-up
+    /// value can fill; `None` when a required option or a choice is among them.
+    pub operands: Option<usize>,
     /// The options it lists, in order.
     pub flags: Vec<HelpFlag>,
 }
@@ -72,10 +76,15 @@ pub(super) fn read_page(help: &str, path: &[&str]) -> HelpPage {
         .collect();
     let needs_subcommand = !forms.is_empty() && forms.iter().all(|f| f.needs_subcommand);
     let requires_argument = (!forms.is_empty()).then(|| forms.iter().all(|f| f.requires_argument));
+    let operands = forms
+        .iter()
+        .find(|f| f.requires_argument)
+        .and_then(|f| f.operands);
     HelpPage {
         entries,
         needs_subcommand,
         requires_argument,
+        operands,
         flags: flags(help),
     }
 }
@@ -103,6 +112,8 @@ pub(super) fn lists_no_subcommands(root: &str, program: &str) -> bool {
 struct Form {
     needs_subcommand: bool,
     requires_argument: bool,
+    /// The required operands, when each is a bare placeholder.
+    operands: Option<usize>,
 }
 
 /// Reads a usage line that names `name`; `None` when it does not.
@@ -116,6 +127,7 @@ fn read_form(form: &str, name: &str, entries: &[HelpEntry]) -> Option<Form> {
         return Some(Form {
             needs_subcommand: true,
             requires_argument: false,
+            operands: None,
         });
     }
     let lists = !entries.is_empty();
@@ -139,9 +151,11 @@ fn read_form(form: &str, name: &str, entries: &[HelpEntry]) -> Option<Form> {
         operand_seen |= !optional;
         arguments.push(word);
     }
+    let arguments = arguments.join(" ");
     Some(Form {
         needs_subcommand,
-        requires_argument: !needs_subcommand && has_required_placeholder(&arguments.join(" ")),
+        requires_argument: !needs_subcommand && has_required_placeholder(&arguments),
+        operands: required_operands(&arguments),
     })
 }
 

@@ -306,3 +306,30 @@ fn groups_are_searched_for_read_commands_and_candidates_are_tried() {
 }
 
 mod styles;
+
+#[test]
+fn bare_operand_placeholders_can_be_made_up_and_options_cannot() {
+    let operands = |help: &str, path: &[&str]| page::read_page(help, path).operands;
+    // click (llm keys set), clap, commander.
+    assert_eq!(
+        operands(
+            "Usage: llm keys set [OPTIONS] NAME\n",
+            &["llm", "keys", "set"]
+        ),
+        Some(1)
+    );
+    assert_eq!(
+        operands("Usage: t show <ID> <FIELD>\n", &["t", "show"]),
+        Some(2)
+    );
+    assert_eq!(
+        operands("Usage: t add <paths>...\n", &["t", "add"]),
+        Some(1)
+    );
+    // A required option, a choice or a literal is nothing a made-up value fills.
+    assert_eq!(
+        operands("Usage: t get --name <NAME>\n", &["t", "get"]),
+        None
+    );
+    assert_eq!(operands("Usage: t mode {on,off}\n", &["t", "mode"]), None);
+}

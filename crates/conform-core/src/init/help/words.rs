@@ -52,6 +52,39 @@ pub(super) fn has_required_placeholder(text: &str) -> bool {
         .all(|w| w == "..." || w == "--" || w == "|")
 }
 
+/// How many operands the usage words `text` require, when each required word is a
+/// bare placeholder a made-up value can fill: `NAME`, `<ID>`, `<paths>...`. `None`
+/// when one is an option (`--name <X>`), a choice (`{a,b}`, `a|b`) or a literal.
+pub(super) fn required_operands(text: &str) -> Option<usize> {
+    let mut count = 0;
+    for word in outside_brackets(text).split_whitespace() {
+        if matches!(word, "..." | "--") {
+            continue;
+        }
+        let inner = match word.strip_prefix('<') {
+            Some(rest) => rest.trim_end_matches("...").strip_suffix('>')?,
+            None => {
+                let bare = word.trim_end_matches("...");
+                // A bare placeholder is written in capitals: `NAME`, `TEMPLATE_ID`.
+                if bare.chars().any(|c| c.is_ascii_lowercase()) {
+                    return None;
+                }
+                bare
+            }
+        };
+        let plain = !inner.is_empty()
+            && inner
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ' '))
+            && !inner.starts_with('-');
+        if !plain {
+            return None;
+        }
+        count += 1;
+    }
+    Some(count)
+}
+
 /// `text` without its `[...]` groups (nested ones too).
 fn outside_brackets(text: &str) -> String {
     let mut depth = 0usize;
