@@ -17,6 +17,9 @@ dir=${REAL_TOOLS_DIR:-${TMPDIR:-/tmp}/conform-real-tools}
 results=$root/docs/real-tools/results
 [ -x "$conform" ] || { echo "real-tools.sh: no conform at $conform: run cargo build --release first" >&2; exit 2; }
 mkdir -p "$dir" "$results"
+# The commit conform was built from, as the rows record it (CONFORM may name
+# another build: then say so in CONFORM_BUILD).
+build=${CONFORM_BUILD:-$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)}
 
 install() { # name ecosystem package command
   local into=$dir/$1
@@ -43,9 +46,9 @@ while read -r name ecosystem package command; do
   end=$(date +%s.%N)
   load_after=$(cut -d' ' -f1 /proc/loadavg)
   python3 - "$work/envelope.json" "$name" "$package" "$command" "$start" "$end" \
-    "$load_before" "$load_after" >"$results/$name.json" <<'PY'
+    "$load_before" "$load_after" "$build" >"$results/$name.json" <<'PY'
 import json, sys, collections
-path, name, package, command, start, end, before, after = sys.argv[1:]
+path, name, package, command, start, end, before, after, build = sys.argv[1:]
 envelope = json.load(open(path))
 meta = envelope.get("meta") or {}
 inferred = meta.get("inferred") or {}
@@ -59,9 +62,11 @@ summary = {
     "package": package,
     "command": command,
     "conform_version": meta.get("tool_version"),
+    "conform_build": build,
     "source": inferred.get("source"),
     "found": commands.get("found"),
     "probed": commands.get("probed"),
+    "check_only": len(commands.get("check_only", [])),
     "left_out": len(left_out),
     "left_out_why": dict(sorted(why.items())),
     "failed": sorted(c["id"] for c in checks if c["status"] == "fail"),
