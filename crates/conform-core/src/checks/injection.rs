@@ -4,7 +4,7 @@
 
 use super::evidence::quoted;
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
-use crate::plan::{RunKind, INJECTED, METACHARACTERS};
+use crate::plan::{RunKind, RunRole, INJECTED, METACHARACTERS};
 
 pub(super) const SHELL_METACHAR_INERT: CheckSpec = CheckSpec {
     id: CheckId::ShellMetacharInert,
@@ -26,8 +26,15 @@ fn judge(ctx: &Context<'_>) -> Outcome {
             .skip("no command path to put the values after: no argument_order and no read probe");
         return outcome;
     }
+    // Runs that hung as the command hangs without a value (hf waits on its update
+    // check whatever it is given): that hang is no_hang_stdin_closed's.
+    let mut hung = 0;
     for run in &runs {
         let value = value_of(run);
+        if run.record.timed_out && hangs_alone(ctx, run) {
+            hung += 1;
+            continue;
+        }
         if !outcome.completed(run) {
             continue;
         }
@@ -93,6 +100,12 @@ fn judge(ctx: &Context<'_>) -> Outcome {
             ),
         );
     }
+    if hung == runs.len() && outcome.failures.is_empty() {
+        outcome.skip(
+            "every value's run hit the limit, as the command does without a value: \
+             no_hang_stdin_closed fails that hang, and no value was judged",
+        );
+    }
     outcome
 }
 
@@ -108,6 +121,15 @@ fn exit_alone(ctx: &Context<'_>, run: &Judged<'_>) -> Option<i32> {
         return None;
     }
     ctx.baseline(run)?.record.exit_code()
+}
+
+/// Whether the stdin-closed run of the probe `run` was made from hit its limit too.
+fn hangs_alone(ctx: &Context<'_>, run: &Judged<'_>) -> bool {
+    run.planned
+        .role
+        .probe_index()
+        .and_then(|probe| ctx.run(RunRole::probe(RunKind::Closed, probe)))
+        .is_some_and(|alone| alone.record.timed_out)
 }
 
 /// The run's value as the check lists it (`F` for the file it names), quoted.
@@ -251,6 +273,25 @@ mod tests {
         assert!(
             details[0].contains("\"|touch F\" exited 127"),
             "{details:?}"
+        );
+    }
+
+    #[test]
+    fn runs_that_hang_as_the_command_hangs_without_a_value_are_not_judged() {
+        const PLAIN: &str = r#"{
+            "schema_version": "1.0", "tool": "t", "command": ["sh"], "timeout_seconds": 5,
+            "probes": [ { "name": "env", "argv": ["env"], "kind": "read" } ]
+        }"#;
+        let outcome = judged_with(PLAIN, CheckId::ShellMetacharInert, |_, record| {
+            record.timed_out = true;
+            record.exit = Exit::Signal(9);
+            record.sandbox = Some(SandboxReport::default());
+        });
+        assert_eq!(outcome.status(), Status::Skip);
+        let reason = outcome.skipped_reason.as_deref().unwrap_or_default();
+        assert!(
+            reason.contains("as the command does without a value"),
+            "{reason}"
         );
     }
 

@@ -5,7 +5,7 @@
 
 use super::evidence::quoted;
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
-use crate::plan::RunKind;
+use crate::plan::{KitRun, RunKind, RunRole, Subject};
 
 pub(super) const BARE_NO_REPL: CheckSpec = CheckSpec {
     id: CheckId::BareNoRepl,
@@ -15,7 +15,7 @@ pub(super) const BARE_NO_REPL: CheckSpec = CheckSpec {
     failure_modes: &[37, 10],
     requirements: &["REQ-F-047"],
     extension: true,
-    reads: &[RunKind::BareOpen],
+    reads: &[RunKind::BareOpen, RunKind::KitIsolated],
     judge: Judge::Alone(judge),
 };
 
@@ -24,7 +24,13 @@ const SHOWN: usize = 120;
 
 fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::BareNoRepl);
-    for run in ctx.declared_runs() {
+    // The bare call with stdin closed: when it hangs too, the wait is no session
+    // (hf's update check waits on the network before anything else).
+    let closed = ctx.run(RunRole {
+        kind: RunKind::KitIsolated,
+        subject: Subject::Kit(KitRun::Bare),
+    });
+    for run in ctx.runs_of(&[RunKind::BareOpen]) {
         if run.record.error.is_some() {
             outcome.completed(&run); // fails it with the reason
             continue;
@@ -32,6 +38,15 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         outcome.runs_checked += 1;
         // Ending on its own is all this check asks. Whether a bare call may exit 1
         // (REQ-F-068 says 0) is help_version_pure's to judge: it is no REPL.
+        if run.record.timed_out && closed.is_some_and(|closed| closed.record.timed_out) {
+            outcome.skip(format!(
+                "the bare call hung with stdin closed as well, so its wait is not for \
+                 input: help_version_pure fails that hang ({}; {})",
+                run.planned.label,
+                excerpts(&run)
+            ));
+            return outcome;
+        }
         if run.record.timed_out {
             outcome.fail(
                 &run,
@@ -85,8 +100,25 @@ mod tests {
     }
 
     #[test]
-    fn a_run_that_waits_on_stdin_fails() {
+    fn a_bare_call_that_hangs_with_stdin_closed_too_is_no_repl() {
         let outcome = judged(CheckId::BareNoRepl, |_, record| {
+            record.timed_out = true;
+            record.exit = Exit::Signal(9);
+        });
+        assert_eq!(outcome.status(), Status::Skip);
+        let reason = outcome.skipped_reason.as_deref().unwrap_or_default();
+        assert!(
+            reason.contains("hung with stdin closed as well"),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn a_run_that_waits_on_stdin_fails() {
+        let outcome = judged(CheckId::BareNoRepl, |run, record| {
+            if run.role.kind == RunKind::KitIsolated {
+                return;
+            }
             record.timed_out = true;
             record.exit = Exit::Signal(9);
             record.stderr.bytes = b"democli> ".to_vec();
