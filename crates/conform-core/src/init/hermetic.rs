@@ -7,7 +7,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use crate::exec::{Network, Sandbox, OPENERS};
+use crate::exec::{Network, Sandbox, OPENERS, PAGER_VARS, SENTINEL_VARS};
 use crate::plan::{Plan, RunKind};
 
 /// Words that make a variable's name read as a credential.
@@ -24,8 +24,8 @@ const CREDENTIAL_NAMES: &[&str] = &[
     "PGPASSFILE",
 ];
 
-/// Set to the sentinel in every run: no real browser opens.
-const BROWSER_VARS: &[&str] = &["BROWSER"];
+/// Set to the sentinel in every run: no real browser or editor opens.
+const EDITOR_AND_BROWSER_VARS: &[&str] = &["EDITOR", "VISUAL", "GIT_EDITOR", "BROWSER"];
 
 /// Variables removed from every run: no display to open a window on.
 const DISPLAY_VARS: &[&str] = &["DISPLAY", "WAYLAND_DISPLAY"];
@@ -135,18 +135,26 @@ impl Hermetic {
         for run in &mut plan.runs {
             let spec = &mut run.spec;
             match &mut spec.sandbox {
-                // Fresh directories, and no real browser: the pager and editor
-                // stay as the kind had them, so the checks that read a pager or an
-                // editor judge their own runs, not every run.
+                // Fresh directories, and no real browser or editor: a real vi on a
+                // pipe holds the run to its limit (llm's `templates edit`), and a
+                // baseline that hung hides the editor from editor_not_invoked's own
+                // run. The pager stays as the kind had it: a pager sentinel would
+                // swallow stdout. The checks read the sentinels of their own runs.
                 None => {
                     spec.sandbox = Some(Sandbox {
                         fresh_dirs: true,
-                        sentinel_vars: BROWSER_VARS,
+                        sentinel_vars: EDITOR_AND_BROWSER_VARS,
                         shims: OPENERS,
                         needles: Vec::new(),
                     })
                 }
-                Some(sandbox) => sandbox.fresh_dirs = true,
+                Some(sandbox) => {
+                    sandbox.fresh_dirs = true;
+                    // A terminal run has the pager sentinels only.
+                    if sandbox.sentinel_vars == PAGER_VARS {
+                        sandbox.sentinel_vars = SENTINEL_VARS;
+                    }
+                }
             }
             if self.network == Network::BlackHole {
                 spec.network = Network::BlackHole;
