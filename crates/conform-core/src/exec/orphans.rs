@@ -14,12 +14,12 @@
 //!   checked once more (a member of a stopped tree still holds one of the run's
 //!   pipes); then killed, waited for and reaped. The record lists them.
 //! - an orphan that ends by itself becomes this process's zombie: [`reap_ended`],
-//!   called as runs end, reaps those of other sessions (vercel's detached telemetry
-//!   calls left 1,300 in one `conform check`, each holding a pid). The runs' main
-//!   processes, which the executor leaves unreaped on purpose until their group is
-//!   killed, are registered as they are spawned ([`spawning`]) and never touched;
-//!   a child spawned by other code stays in conform's own session, and is never
-//!   touched either.
+//!   called as runs end, reaps those outside this process's group (vercel's
+//!   detached telemetry calls left 2,000 in one `conform check`, each holding a
+//!   pid). The runs' main processes, which the executor leaves unreaped on purpose
+//!   until their group is killed, are registered as they are spawned
+//!   ([`spawning`]) and never touched; a child spawned by other code stays in
+//!   conform's own process group, and is never touched either.
 //! - [`end_all`], for a process that starts nothing but conform's runs, kills every
 //!   process still below it once its runs are over: the orphans that could not be
 //!   tied to a run because they closed its output (a daemon with its stdio on
@@ -108,7 +108,7 @@ pub(super) fn reaped(pid: Pid) {
 }
 
 /// Reaps the orphans that ended by themselves: zombie children of this process in
-/// a session other than its own that are no run's main process. At most once per
+/// a process group other than its own that are no run's main process. At most once per
 /// [`REAP_EVERY`]; nothing unless conform adopts orphans.
 pub(super) fn reap_ended() {
     if !adopting() {
@@ -120,12 +120,10 @@ pub(super) fn reap_ended() {
     }
     own.reaped_at = Some(Instant::now());
     let me = std::process::id() as i32;
-    let Ok(session) = nix::unistd::getsid(None) else {
-        return;
-    };
+    let group = nix::unistd::getpgrp().as_raw();
     let table = ProcTable::read();
     for entry in table.children(me) {
-        if !entry.alive() && entry.session != session.as_raw() && !own.mains.contains(&entry.pid) {
+        if !entry.alive() && entry.group != group && !own.mains.contains(&entry.pid) {
             reap(entry.pid);
         }
     }
@@ -337,8 +335,8 @@ struct Entry {
     ppid: i32,
     /// The state letter: `R`, `S`, `D`, `T` (stopped), `Z` (zombie), ...
     state: u8,
-    /// Its session id.
-    session: i32,
+    /// Its process group.
+    group: i32,
 }
 
 impl Entry {
@@ -429,13 +427,12 @@ fn parse_stat(pid: i32, stat: &[u8]) -> Option<Entry> {
     let mut fields = rest.split_ascii_whitespace();
     let state = *fields.next()?.as_bytes().first()?;
     let ppid = fields.next()?.parse().ok()?;
-    let _group = fields.next()?;
-    let session = fields.next()?.parse().ok()?;
+    let group = fields.next()?.parse().ok()?;
     Some(Entry {
         pid,
         ppid,
         state,
-        session,
+        group,
     })
 }
 
@@ -452,13 +449,13 @@ mod tests {
                 pid: 42,
                 ppid: 7,
                 state: b'T',
-                session: 42,
+                group: 42,
             }
         );
         assert!(entry.stopped() && entry.alive());
         assert_eq!(parse_stat(1, b"1 (x"), None);
         assert_eq!(parse_stat(1, b"1 (x) "), None);
-        assert_eq!(parse_stat(1, b"1 (x) S 0 1"), None, "no session");
+        assert_eq!(parse_stat(1, b"1 (x) S 0"), None, "no group");
     }
 
     #[test]
@@ -470,7 +467,7 @@ mod tests {
                     pid,
                     ppid,
                     state,
-                    session: pid,
+                    group: pid,
                 },
             )
         };

@@ -1005,18 +1005,28 @@ fn orphans_that_end_by_themselves_are_reaped_while_runs_go_on_in_its_own_process
     // The runs' own exits were never taken from them.
     assert!(report.failed_checks().is_empty(), "{:#}", report.result());
     let me = std::process::id().to_string();
-    // Each orphan, once it has ended, is this process's zombie until reaped.
-    let child_of_mine = |pid: &str| {
-        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-            stat.rsplit_once(')')
-                .and_then(|(_, rest)| rest.split_whitespace().nth(1).map(|ppid| ppid == me))
-                .unwrap_or(false)
-        })
+    let my_group = nix::unistd::getpgrp().as_raw().to_string();
+    // Each orphan, once it has ended, is this process's zombie until reaped: the
+    // one that left the tool's session, and the one the group kill caught.
+    let children_of_mine = || -> Vec<String> {
+        std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|entry| std::fs::read_to_string(entry.path().join("stat")).ok())
+            .filter_map(|stat| {
+                let (head, rest) = stat.rsplit_once(')')?;
+                let fields: Vec<&str> = rest.split_whitespace().collect();
+                let ours = fields.get(1) == Some(&me.as_str())
+                    && fields.get(2) != Some(&my_group.as_str());
+                ours.then(|| head.split(' ').next().unwrap_or_default().to_string())
+            })
+            .collect()
     };
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let written = std::fs::read_to_string(&pids).unwrap_or_default();
-        let left: Vec<&str> = written.lines().filter(|pid| child_of_mine(pid)).collect();
+        let left = children_of_mine();
         if written.lines().count() >= 1 && left.is_empty() {
             break;
         }
