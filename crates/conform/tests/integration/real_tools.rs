@@ -89,11 +89,14 @@ fn render(results: &[Value], verdicts: &Value) -> (String, Vec<String>) {
                 .as_u64()
                 .map_or("-".to_string(), |n| n.to_string())
         };
+        let run = match result["check_only"].as_u64() {
+            Some(only) if only > 0 => format!("{} ({only} check only)", count("probed")),
+            _ => count("probed"),
+        };
         out.push_str(&format!(
-            "| {name} | `{}` | {} | {} | {left_out} | {} | {conform_fault} | {} s{load} |\n",
+            "| {name} | `{}` | {} | {run} | {left_out} | {} | {conform_fault} | {} s{load} |\n",
             result["package"].as_str().unwrap_or("?"),
             count("found"),
-            count("probed"),
             failed.len(),
             result["wall_s"],
         ));
@@ -101,7 +104,10 @@ fn render(results: &[Value], verdicts: &Value) -> (String, Vec<String>) {
         if let Some(build) = result["conform_build"].as_str() {
             details.push_str(&format!("Made with conform {build}.\n\n"));
         }
-        if let Some(error) = result["error"].as_str() {
+        // A run with failed checks ends with an error envelope too; only one that
+        // judged nothing stopped before judging.
+        let judged_any = result["passed"].as_u64().unwrap_or(0) > 0 || !failed.is_empty();
+        if let (Some(error), false) = (result["error"].as_str(), judged_any) {
             details.push_str(&format!(
                 "conform check stopped before judging: {error}\n\n"
             ));
