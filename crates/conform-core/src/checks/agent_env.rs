@@ -37,7 +37,9 @@ pub(super) const EDITOR_NOT_INVOKED: CheckSpec = CheckSpec {
     failure_modes: &[10, 62],
     requirements: &["REQ-F-055"],
     extension: true,
-    reads: &[RunKind::Isolated],
+    // Under `conform check` every run has the sentinels: a command whose plain run
+    // hangs after opening one never gets an isolated run of its own.
+    reads: &[RunKind::Isolated, RunKind::Closed, RunKind::Open],
     judge: Judge::Alone(judge_editor),
 };
 
@@ -49,7 +51,9 @@ pub(super) const BROWSER_NOT_LAUNCHED: CheckSpec = CheckSpec {
     failure_modes: &[10, 64],
     requirements: &["REQ-F-057"],
     extension: true,
-    reads: &[RunKind::Isolated],
+    // As editor_not_invoked: wrangler's `docs` opens the browser, then hangs on
+    // its telemetry, so only its plain run shows the opener.
+    reads: &[RunKind::Isolated, RunKind::Closed, RunKind::Open],
     judge: Judge::Alone(judge_browser),
 };
 
