@@ -19,7 +19,11 @@ results=$root/docs/real-tools/results
 mkdir -p "$dir" "$results"
 # The commit conform was built from, as the rows record it (CONFORM may name
 # another build: then say so in CONFORM_BUILD).
-build=${CONFORM_BUILD:-$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)}
+# Only the engine makes a build dirty: the results this script writes do not.
+build=${CONFORM_BUILD:-$(git -C "$root" describe --always 2>/dev/null || echo unknown)}
+if [ -z "${CONFORM_BUILD:-}" ] && ! git -C "$root" diff --quiet HEAD -- crates Cargo.lock 2>/dev/null; then
+  build=$build-dirty
+fi
 
 install() { # name ecosystem package command
   local into=$dir/$1
