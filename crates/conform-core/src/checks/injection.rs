@@ -55,7 +55,7 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         let exit = run.record.exit_code();
         // The command failed as it fails without the value (modal's `shell` without
         // a token): that exit is the command's, which the other checks judge.
-        if exit != Some(0) && exit.is_some() && exit == exit_alone(ctx, run) {
+        if exit.is_some_and(|code| code != 0) && exit == exit_alone(ctx, run) {
             continue;
         }
         match exit {
@@ -123,7 +123,8 @@ fn exit_alone(ctx: &Context<'_>, run: &Judged<'_>) -> Option<i32> {
     ctx.baseline(run)?.record.exit_code()
 }
 
-/// Whether the stdin-closed run of the probe `run` was made from hit its limit too.
+/// Whether the stdin-closed run of the probe `run` was made from hit its limit too
+/// ([`Context::baseline`] is only ever a finished one).
 fn hangs_alone(ctx: &Context<'_>, run: &Judged<'_>) -> bool {
     run.planned
         .role

@@ -38,16 +38,16 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         outcome.runs_checked += 1;
         // Ending on its own is all this check asks. Whether a bare call may exit 1
         // (REQ-F-068 says 0) is help_version_pure's to judge: it is no REPL.
-        if run.record.timed_out && closed.is_some_and(|closed| closed.record.timed_out) {
-            outcome.skip(format!(
-                "the bare call hung with stdin closed as well, so its wait is not for \
-                 input: help_version_pure fails that hang ({}; {})",
-                run.planned.label,
-                excerpts(&run)
-            ));
-            return outcome;
-        }
         if run.record.timed_out {
+            if closed.is_some_and(|closed| closed.record.timed_out) {
+                outcome.skip(format!(
+                    "the bare call hung with stdin closed as well, so its wait is not \
+                     for input: help_version_pure fails that hang ({}; {})",
+                    run.planned.label,
+                    excerpts(&run)
+                ));
+                return outcome;
+            }
             outcome.fail(
                 &run,
                 format!(

@@ -64,8 +64,8 @@ pub(crate) use orphans::{adopt as adopt_orphans, end_all as end_orphans};
 pub(crate) use reactor::Reactor;
 pub(crate) use sandbox::{HoldingFile, SentinelCall};
 pub(crate) use sandbox::{
-    Needle, Sandbox, SandboxReport, EDITOR_VARS, INSTALLERS, OPENERS, PAGER_VARS, SANDBOX_MARK,
-    SENTINEL_VARS,
+    Needle, Sandbox, SandboxReport, EDITOR_AND_BROWSER_VARS, EDITOR_VARS, INSTALLERS, OPENERS,
+    PAGER_VARS, SANDBOX_MARK, SENTINEL_VARS,
 };
 pub(crate) use session::root as sandbox_root;
 pub use session::Cancel;

@@ -31,6 +31,10 @@ use super::toolchain::{real_home, toolchain_env};
 pub(crate) const PAGER_VARS: &[&str] = &["PAGER", "GIT_PAGER", "MANPAGER"];
 /// Variables an editor is found by.
 pub(crate) const EDITOR_VARS: &[&str] = &["EDITOR", "VISUAL", "GIT_EDITOR"];
+/// Variables set to the sentinel in every run `conform check` makes: no real editor
+/// or browser ever opens there.
+pub(crate) const EDITOR_AND_BROWSER_VARS: [&str; EDITOR_VARS.len() + 1] =
+    joined(EDITOR_VARS, &["BROWSER"]);
 /// Every variable set to the sentinel in an isolated run.
 pub(crate) const SENTINEL_VARS: &[&str] = &[
     "PAGER",

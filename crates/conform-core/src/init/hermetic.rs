@@ -7,7 +7,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use crate::exec::{Network, Sandbox, OPENERS, PAGER_VARS, SENTINEL_VARS};
+use crate::exec::{Network, Sandbox, EDITOR_AND_BROWSER_VARS, OPENERS, PAGER_VARS, SENTINEL_VARS};
 use crate::plan::{Plan, RunKind};
 
 /// Words that make a variable's name read as a credential.
@@ -23,9 +23,6 @@ const CREDENTIAL_NAMES: &[&str] = &[
     "NETRC",
     "PGPASSFILE",
 ];
-
-/// Set to the sentinel in every run: no real browser or editor opens.
-const EDITOR_AND_BROWSER_VARS: &[&str] = &["EDITOR", "VISUAL", "GIT_EDITOR", "BROWSER"];
 
 /// Variables removed from every run: no display to open a window on.
 const DISPLAY_VARS: &[&str] = &["DISPLAY", "WAYLAND_DISPLAY"];
@@ -136,14 +133,14 @@ impl Hermetic {
             let spec = &mut run.spec;
             match &mut spec.sandbox {
                 // Fresh directories, and no real browser or editor: a real vi on a
-                // pipe holds the run to its limit (llm's `templates edit`), and a
-                // baseline that hung hides the editor from editor_not_invoked's own
-                // run. The pager stays as the kind had it: a pager sentinel would
-                // swallow stdout. The checks read the sentinels of their own runs.
+                // pipe holds the run to its limit (llm's `templates edit`) and shows
+                // no editor call; the sentinel's call is what editor_not_invoked
+                // reads. The pager stays as the kind had it: a pager sentinel would
+                // swallow stdout.
                 None => {
                     spec.sandbox = Some(Sandbox {
                         fresh_dirs: true,
-                        sentinel_vars: EDITOR_AND_BROWSER_VARS,
+                        sentinel_vars: &EDITOR_AND_BROWSER_VARS,
                         shims: OPENERS,
                         needles: Vec::new(),
                     })

@@ -23,6 +23,16 @@ fn failed_probes(check: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The names of a profile's `probes` (or of `check_only_probes`).
+fn probe_names(probes: &Value) -> Vec<String> {
+    probes
+        .as_array()
+        .expect("probes")
+        .iter()
+        .filter_map(|p| p["name"].as_str().map(String::from))
+        .collect()
+}
+
 /// `conform check ARGS -- ./TOOL` from the fixtures, with `env` added; the envelope.
 fn check_with_env(args: &[&str], tool: &str, env: &[(&str, &str)]) -> (i32, Value, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_conform"))
@@ -90,15 +100,7 @@ fn a_login_that_opens_a_browser_a_prompt_and_a_network_call_are_each_a_failed_ch
     );
     // The commands that answer are probes too, whoami although it fails unsigned.
     let inferred = &check.envelope["meta"]["inferred"];
-    let names_of = |probes: &Value| -> Vec<String> {
-        probes
-            .as_array()
-            .expect("probes")
-            .iter()
-            .filter_map(|p| p["name"].as_str().map(String::from))
-            .collect()
-    };
-    let saved = names_of(&inferred["profile"]["probes"]);
+    let saved = probe_names(&inferred["profile"]["probes"]);
     for name in ["list", "status", "whoami", "config get"] {
         assert!(
             saved.iter().any(|p| p == name),
@@ -108,7 +110,7 @@ fn a_login_that_opens_a_browser_a_prompt_and_a_network_call_are_each_a_failed_ch
     // What mutates, by its name or by the state it keeps in HOME, is judged here
     // and never in the profile a user would save and run anywhere.
     assert_eq!(
-        names_of(&inferred["check_only_probes"]),
+        probe_names(&inferred["check_only_probes"]),
         ["chat", "config set", "edit conform-probe", "login", "sync"],
         "{inferred:#}"
     );
@@ -118,7 +120,7 @@ fn a_login_that_opens_a_browser_a_prompt_and_a_network_call_are_each_a_failed_ch
     );
     let probes: Vec<String> = saved
         .into_iter()
-        .chain(names_of(&inferred["check_only_probes"]))
+        .chain(probe_names(&inferred["check_only_probes"]))
         .collect();
     // Groups are descended into, never probed bare.
     assert!(
@@ -315,15 +317,10 @@ fn reports_point_at_check_tool_or_into_the_saved_profile() {
     // The saved profile holds no check-only probe, though the run judged them.
     let saved: Value =
         serde_json::from_str(&std::fs::read_to_string(&saved).expect("saved")).expect("JSON");
-    let names: Vec<&str> = saved["probes"]
-        .as_array()
-        .expect("probes")
-        .iter()
-        .filter_map(|p| p["name"].as_str())
-        .collect();
-    assert!(names.contains(&"list"), "{names:?}");
+    let names = probe_names(&saved["probes"]);
+    assert!(names.iter().any(|n| n == "list"), "{names:?}");
     for name in ["chat", "config set", "edit conform-probe", "login", "sync"] {
-        assert!(!names.contains(&name), "{name} saved: {names:?}");
+        assert!(!names.iter().any(|n| n == name), "{name} saved: {names:?}");
     }
     let open = envelope["data"]["checks"]
         .as_array()

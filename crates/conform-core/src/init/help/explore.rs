@@ -253,7 +253,6 @@ pub(crate) fn explore(
                 ),
                 json!({ "command": shown, "files": run.wrote }),
             ));
-            census.check_only.push(shown);
             check_only.push(argv);
         } else if clean(&run) {
             finished.push(argv);
@@ -270,8 +269,10 @@ pub(crate) fn explore(
     }
     check_only.sort();
     for argv in check_only {
+        let shown = argv.join(" ");
         body.check_only
-            .push(Value::Object(probe(&argv.join(" "), &argv, "read")));
+            .push(Value::Object(probe(&shown, &argv, "read")));
+        census.check_only.push(shown);
     }
     for (argv, flag) in destructive {
         let mut entry = probe(&argv.join(" "), &argv, "destructive");
@@ -300,7 +301,6 @@ pub(crate) fn explore(
     }
     census.found.sort();
     census.probed.sort();
-    census.check_only.sort();
     census.left.sort_by(|a, b| a.command.cmp(&b.command));
     body.census = Some(census);
     Ok(body)
