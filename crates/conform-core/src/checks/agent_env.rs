@@ -116,7 +116,7 @@ fn judge_pager(ctx: &Context<'_>) -> Outcome {
             unlogged += 1;
         }
         if let Some(how) = terminal::pager_seen(&run) {
-            outcome.fail(
+            outcome.fail_observed(
                 &run,
                 format!(
                     "ran a pager: {how}; an agent reads all of the output at once: write \
@@ -191,7 +191,7 @@ fn sentinels(
             .map(sentinel_call)
             .collect();
         if !calls.is_empty() {
-            outcome.fail(
+            outcome.fail_observed(
                 run,
                 format!(
                     "{what}: the kit's sentinel was called as {}; {why}",

@@ -214,6 +214,11 @@ pub(crate) struct Evidence {
     #[serde(flatten)]
     pub run: RunFacts,
     pub detail: String,
+    /// The failure rests on something the run was seen doing (a sentinel called,
+    /// a file created, a secret printed), not on what it failed to do in time: a
+    /// starved CPU cannot have caused it, so it stands when the run was starved.
+    #[serde(skip)]
+    pub observed: bool,
 }
 
 impl Evidence {
@@ -221,6 +226,7 @@ impl Evidence {
         Evidence {
             run: RunFacts::of(run),
             detail,
+            observed: false,
         }
     }
 

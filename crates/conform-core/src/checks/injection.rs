@@ -40,7 +40,7 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         }
         let created = injected_files(run);
         if !created.is_empty() {
-            outcome.fail(
+            outcome.fail_observed(
                 run,
                 format!(
                     "the value {value} ran as shell code: it created {} in the run's \
@@ -91,7 +91,7 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         .filter(|name| name.starts_with(INJECTED))
         .collect();
     if let (false, Some(first)) = (beside.is_empty(), runs.first()) {
-        outcome.fail(
+        outcome.fail_observed(
             first,
             format!(
                 "{} exists in the working directory after the metacharacter runs: a value \

@@ -64,7 +64,8 @@ pub(crate) fn judge(ctx: &Context<'_>, selected: &BTreeSet<CheckId>) -> Vec<Outc
 }
 
 /// A run starved on both attempts says nothing about the tool, so no verdict rests
-/// on it: its failures are dropped, and a check left with no other failure skips,
+/// on what it did not do in time: those failures are dropped (what it was seen
+/// doing, a sentinel called or a file written, stands), and a check left with no other failure skips,
 /// naming it (a pass would only say that the machine hid what the run would show).
 /// A check reads such a run when the run is of a kind it declared, or gated runs
 /// of those kinds that were therefore not made.
@@ -105,7 +106,7 @@ fn set_aside_starved(ctx: &Context<'_>, reads: &[RunKind], outcome: &mut Outcome
     }
     outcome
         .failures
-        .retain(|failure| !failure.run.starved_again);
+        .retain(|failure| failure.observed || !failure.run.starved_again);
     if outcome.failures.is_empty() {
         outcome.skip(format!(
             "the machine never gave this run the CPU it needed: {}; both attempts are in the evidence (--json-report)",
@@ -291,6 +292,48 @@ mod tests {
                 assert!(outcome.failures.iter().all(|f| f.run.probe != "list"));
             },
         );
+    }
+
+    #[test]
+    fn what_a_starved_run_was_seen_doing_still_fails_it() {
+        // wrangler's `docs` opens the browser, then hangs: on a loaded machine
+        // both attempts are starved, but the opener's call was recorded.
+        let opened = |run: &crate::plan::PlannedRun| {
+            let mut record = starved_list(run)?;
+            if record.starved_again {
+                record.sandbox = Some(crate::exec::SandboxReport {
+                    sentinel_calls: vec![crate::exec::SentinelCall {
+                        name: "xdg-open".into(),
+                        argv: vec!["https://example.com/docs".into()],
+                    }],
+                    ..Default::default()
+                });
+            }
+            Some(record)
+        };
+        with_records(opened, |ctx, _| {
+            let selected: BTreeSet<CheckId> =
+                [CheckId::BrowserNotLaunched, CheckId::NoHangStdinClosed].into();
+            let outcomes = judge(ctx, &selected);
+            let browser = outcomes
+                .iter()
+                .find(|o| o.id == CheckId::BrowserNotLaunched)
+                .expect("judged");
+            assert_eq!(browser.status(), Status::Fail);
+            assert_eq!(browser.failures.len(), 1);
+            assert!(browser.failures[0].run.starved_again);
+            assert!(
+                browser.failures[0].detail.contains("xdg-open"),
+                "{}",
+                browser.failures[0].detail
+            );
+            // The hang itself is what the starved CPU may have caused.
+            let hang = outcomes
+                .iter()
+                .find(|o| o.id == CheckId::NoHangStdinClosed)
+                .expect("judged");
+            assert_eq!(hang.status(), Status::Skip);
+        });
     }
 
     #[test]

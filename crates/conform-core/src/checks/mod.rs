@@ -220,6 +220,15 @@ impl Outcome {
         self.failures.push(Evidence::of(run, detail.into()));
     }
 
+    /// Fails the run on something it was seen doing, which stands even when the
+    /// machine starved the run (see [`Evidence::observed`]).
+    pub(crate) fn fail_observed(&mut self, run: &Judged<'_>, detail: impl Into<String>) {
+        self.failures.push(Evidence {
+            observed: true,
+            ..Evidence::of(run, detail.into())
+        });
+    }
+
     pub(crate) fn skip(&mut self, reason: impl Into<String>) {
         self.skipped_reason = Some(reason.into());
     }

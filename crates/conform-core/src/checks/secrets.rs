@@ -57,7 +57,7 @@ fn judge_debug(ctx: &Context<'_>) -> Outcome {
         }
         let seen = sightings(&run);
         if !seen.is_empty() {
-            outcome.fail(
+            outcome.fail_observed(
                 &run,
                 format!(
                     "with {} the tool showed the secrets it was given: {}; debug and \
@@ -120,7 +120,7 @@ fn judge_plain(ctx: &Context<'_>) -> Outcome {
         }
         let seen = sightings(&run);
         if !seen.is_empty() {
-            outcome.fail(
+            outcome.fail_observed(
                 &run,
                 format!(
                     "{} and showed the secrets it was given: {}; never print a secret, \

@@ -85,7 +85,7 @@ fn judge_ci_run(ctx: &Context<'_>, outcome: &mut Outcome, run: &Judged<'_>, own:
         .cloned()
         .collect();
     if !lookups.is_empty() {
-        outcome.fail(
+        outcome.fail_observed(
             run,
             format!(
                 "with CI=true it asked {} for the versions there are: a tool run in CI \
@@ -116,7 +116,7 @@ fn judge_ci_run(ctx: &Context<'_>, outcome: &mut Outcome, run: &Judged<'_>, own:
                     || "its --version gave none to compare with".to_string(),
                     |own| format!("not its own {own}"),
                 );
-                outcome.fail(
+                outcome.fail_observed(
                     run,
                     format!(
                         "with CI=true, {stream} line {} is an update notice naming version \
@@ -171,7 +171,7 @@ fn installers(outcome: &mut Outcome, run: &Judged<'_>) {
         .map(sentinel_call)
         .collect();
     if !calls.is_empty() {
-        outcome.fail(
+        outcome.fail_observed(
             run,
             format!(
                 "started a package manager: the kit's sentinel was called as {}; a tool \

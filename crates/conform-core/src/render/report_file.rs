@@ -145,6 +145,7 @@ fn check(c: &Value) -> Result<Check<Evidence>, String> {
             .map(|f| Evidence {
                 run: run_facts(f),
                 detail: text(&f["detail"]),
+                observed: false,
             })
             .collect(),
         skipped_reason: c["skipped_reason"].as_str().map(String::from),

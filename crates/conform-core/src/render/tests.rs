@@ -152,6 +152,7 @@ fn fixed_results() -> Vec<ProfileReport> {
         detail: format!(
             "stdout is not a single JSON document (key must be a string at line 1 column 2); it starts {start:?}: JSON must be on by default when stdout is not a terminal (REQ-F-003)"
         ),
+        observed: false,
     }
     };
     let failing = vec![
@@ -162,6 +163,7 @@ fn fixed_results() -> Vec<ProfileReport> {
             vec![Evidence {
                 run: open.clone(),
                 detail: "no exit within the 5s limit; the kit killed its process group".into(),
+                observed: false,
             }],
             None,
         ),
@@ -180,6 +182,7 @@ fn fixed_results() -> Vec<ProfileReport> {
             vec![Evidence {
                 run: help.clone(),
                 detail: "--help was killed by SIGSEGV; expected exit 0 with `usage | help` on stderr <only>".into(),
+                observed: false,
             }],
             None,
         ),
@@ -196,10 +199,12 @@ fn fixed_results() -> Vec<ProfileReport> {
                 Evidence {
                     run: isolated.clone(),
                     detail: "--help (isolated) exited 1, expected exit 0: asking what a tool is must always work (REQ-F-068)".into(),
+                    observed: false,
                 },
                 Evidence {
                     run: isolated.clone(),
                     detail: "--help (isolated) created config/fixturecli/ in its fresh HOME/XDG/TMPDIR; help and version must not write anything (REQ-F-068)".into(),
+                    observed: false,
                 },
             ],
             None,
@@ -632,6 +637,7 @@ fn a_grid_of_fifty_tools_by_every_check_renders_every_cell() {
                             vec![Evidence {
                                 run,
                                 detail: format!("failure {n}/{c} <b>"),
+                                observed: false,
                             }],
                             None,
                         ),
@@ -708,6 +714,7 @@ fn a_json_report_read_back_writes_the_same_report() {
     results[1].checks[1].check.failures.push(Evidence {
         run: run.clone(),
         detail: "a second check's failure on the same run".into(),
+        observed: false,
     });
     results[1].runs.push(run);
     let selected = CheckId::all();

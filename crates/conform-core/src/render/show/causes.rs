@@ -90,6 +90,7 @@ mod tests {
             .map(|run| Evidence {
                 run: (*run).clone(),
                 detail: format!("{} failed", id.spec().name),
+                observed: false,
             })
             .collect();
         report

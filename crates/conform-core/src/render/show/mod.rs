@@ -351,6 +351,7 @@ mod tests {
         let evidence = |detail: &str| Evidence {
             run: run(&["t"], &[], "closed"),
             detail: detail.into(),
+            observed: false,
         };
         let failures = [
             evidence(r#"stdout is not JSON; it starts "{\"a\"": fix it"#),
@@ -380,6 +381,7 @@ mod tests {
         let failed = |run: &RunFacts, detail: &str| Evidence {
             run: run.clone(),
             detail: detail.into(),
+            observed: false,
         };
         let failures = [
             failed(&list, "exited 1 after SIGTERM, expected 143"),
