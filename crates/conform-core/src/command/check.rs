@@ -291,6 +291,12 @@ fn census(generated: &Generated, not_run: &[Value]) -> Census {
             census.probed.push(name);
         }
     }
+    for probe in &generated.check_only {
+        let name = probe["name"].as_str().unwrap_or("?").to_string();
+        census.found.push(name.clone());
+        census.probed.push(name.clone());
+        census.check_only.push(name);
+    }
     census
 }
 

@@ -64,7 +64,7 @@ pub(crate) struct Requirement {
 pub(crate) const REQUIREMENTS: &[Requirement] = &[
     Requirement { id: "REQ-C-001", priority: "P0", title: "Command Declares Exit Codes", unjudged: None },
     Requirement { id: "REQ-C-002", priority: "P0", title: "Command Declares Danger Level", unjudged: None },
-    Requirement { id: "REQ-C-003", priority: "P0", title: "Mutating Commands Declare effect Field", unjudged: Some((Why::Manifest, "a field of mutating commands; manifest_valid checks its shape, and mutating commands are never run")) },
+    Requirement { id: "REQ-C-003", priority: "P0", title: "Mutating Commands Declare effect Field", unjudged: Some((Why::Manifest, "a field of mutating commands; manifest_valid checks its shape, and no check reads it: mutating commands run only as conform check's check-only probes, none of them twice")) },
     Requirement { id: "REQ-C-004", priority: "P0", title: "Destructive Commands Must Support --dry-run", unjudged: None },
     Requirement { id: "REQ-C-005", priority: "P0", title: "Interactive Commands Must Support --yes / --non-interactive", unjudged: None },
     Requirement { id: "REQ-C-006", priority: "P0", title: "All Args Validated in Phase 1", unjudged: None },

@@ -295,6 +295,7 @@ pub(crate) fn generate_with(
     if let Some(explore) = explore {
         runner.unset = explore.unset.clone();
         runner.scratch = Some(explore.scratch.clone());
+        runner.mutating_gaps = explore.settings.mutating_gaps.clone();
         runner.cwd = explore.scratch.clone();
     }
     let mut doc = Map::new();

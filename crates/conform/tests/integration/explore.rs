@@ -143,6 +143,41 @@ fn a_login_that_opens_a_browser_a_prompt_and_a_network_call_are_each_a_failed_ch
 }
 
 #[test]
+fn a_command_the_manifest_declares_mutating_is_judged_under_check_and_never_saved() {
+    let check = conform_in(&fixtures(), ["check", "--", "./manifestcli"]);
+    let inferred = &check.envelope["meta"]["inferred"];
+    assert_eq!(inferred["source"], "manifest", "{inferred:#}");
+    // `items sync` opens a browser: seen, though the manifest calls it mutating.
+    assert!(
+        failed_probes(check.check("browser_not_launched"))
+            .iter()
+            .all(|p| p.starts_with("items sync")),
+        "{:#}",
+        check.check("browser_not_launched")
+    );
+    assert_eq!(
+        check.check("browser_not_launched")["status"],
+        "fail",
+        "{:#}",
+        check.check("browser_not_launched")
+    );
+    assert_eq!(
+        probe_names(&inferred["check_only_probes"]),
+        ["items sync"],
+        "{inferred:#}"
+    );
+    assert_eq!(
+        inferred["commands"]["check_only"],
+        serde_json::json!(["items sync"])
+    );
+    let saved = probe_names(&inferred["profile"]["probes"]);
+    assert!(
+        saved.iter().any(|p| p == "items list") && !saved.iter().any(|p| p.contains("sync")),
+        "{saved:?}"
+    );
+}
+
+#[test]
 fn the_same_tool_gives_the_same_profile_whatever_its_background_network_calls() {
     // agentcli starts a detached phone-home call on every run, which outlives it.
     let profiles: Vec<Value> = (0..3)

@@ -1,7 +1,8 @@
 //! Manifest -> profile, as the profile format's "Agent interpretation" says: safe
 //! commands become read probes, destructive ones destructive probes with their
-//! preview flag, streaming ones stream probes; mutating commands are never probed,
-//! nor are commands that read stdin (declared, or piped into in their examples):
+//! preview flag, streaming ones stream probes; mutating commands are never saved
+//! (under `conform check` they are probed in its hermetic runs only), nor are
+//! commands that read stdin (declared, or piped into in their examples):
 //! probes run with stdin held open too.
 //!
 //! Each read probe is tried once first. A declared-safe command whose trial fails
@@ -133,8 +134,13 @@ pub(super) fn profile_from(manifest: &Value, tool: &mut dyn Tool) -> Body {
             continue;
         }
         if danger == "mutating" {
-            body.warnings.push(Warning::skipped(&shown, "danger_level is mutating: probes run several times and the kit cannot undo side effects"));
-            continue;
+            if let Err(why) = tool.mutating_probes() {
+                body.warnings.push(Warning::skipped(
+                    &shown,
+                    format!("danger_level is mutating: {why}"),
+                ));
+                continue;
+            }
         }
         if let Some(reason) = reads_stdin(&command) {
             body.warnings.push(Warning::skipped(&shown, reason));
@@ -154,6 +160,19 @@ pub(super) fn profile_from(manifest: &Value, tool: &mut dyn Tool) -> Body {
             .chain(args.iter().cloned())
             .collect();
         match danger {
+            // Judged in conform check's fresh sandboxes at the black hole, never
+            // saved: a saved probe runs anywhere, with real credentials.
+            "mutating" => {
+                body.warnings.push(Warning::new(
+                    "CHECK_ONLY_PROBE",
+                    format!(
+                        "{shown}: probed only here, in fresh sandboxes at the black hole, and left out of a saved profile: danger_level is mutating"
+                    ),
+                    json!({ "command": shown, "files": [] }),
+                ));
+                body.check_only
+                    .push(Value::Object(probe(&shown, &argv, "read")));
+            }
             "safe" => {
                 let stream_flag = command.flag("stream").is_some_and(is_boolean);
                 if command.bool_field("streaming_default") {
