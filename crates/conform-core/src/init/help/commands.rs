@@ -90,6 +90,16 @@ fn header(trimmed: &str) -> Option<Section> {
 /// A short flush-left title ending in `:` that names a topic, not a list of
 /// something else: `Compute:`, `Storage:`, `Observability:`.
 fn is_panel_title(trimmed: &str) -> bool {
+    trimmed.strip_suffix(':').is_some_and(names_a_topic)
+}
+
+/// A short title in capitals that names a topic (wrangler's `ACCOUNT`,
+/// `STORAGE & DATABASES` after its `COMMANDS`), not `GLOBAL FLAGS` or `LEARN MORE`.
+fn is_capital_title(trimmed: &str) -> bool {
+    !trimmed.chars().any(|c| c.is_ascii_lowercase()) && names_a_topic(trimmed.trim_end_matches(':'))
+}
+
+fn names_a_topic(title: &str) -> bool {
     const NOT_COMMANDS: &[&str] = &[
         "argument",
         "option",
@@ -106,10 +116,11 @@ fn is_panel_title(trimmed: &str) -> bool {
         "default",
         "exit",
         "output",
+        "help",
+        "description",
+        "version",
+        "feedback",
     ];
-    let Some(title) = trimmed.strip_suffix(':') else {
-        return false;
-    };
     let lower = title.to_ascii_lowercase();
     title.split_whitespace().count() <= 3
         && title
@@ -160,8 +171,12 @@ pub(super) fn subcommands(help: &str, path: &[&str]) -> Vec<HelpEntry> {
             }
             if let Some(kind) = header(trimmed) {
                 // click's and Typer's panels after `Commands:` title groups of
-                // commands by topic (modal's `Compute:`, `Storage:`).
-                section = if kind == Section::Other && commands_seen && is_panel_title(trimmed) {
+                // commands by topic (modal's `Compute:`, `Storage:`), as
+                // wrangler's capital titles do after its `COMMANDS`.
+                section = if kind == Section::Other
+                    && commands_seen
+                    && (is_panel_title(trimmed) || is_capital_title(trimmed))
+                {
                     Section::Commands
                 } else {
                     kind

@@ -673,3 +673,32 @@ fn a_pointer_to_an_options_list_is_no_command_listing() {
         [["--help-all"]]
     );
 }
+
+#[test]
+fn yargs_sections_named_in_capitals() {
+    // wrangler groups its commands under capital headings without a colon, the
+    // first of them COMMANDS, and names each with the program in front.
+    let root = read_page(fixture!("yargs-grouped-edgectl.txt"), &["edgectl"]);
+    assert_eq!(
+        names(&root.entries),
+        [
+            "docs",
+            "complete",
+            "mail",
+            "auth",
+            "login",
+            "whoami",
+            "delete",
+            "deploy",
+            "deployments",
+            "tail",
+            "db",
+            "kv"
+        ]
+    );
+    assert_eq!(path(&root, "kv"), ["kv"]);
+    assert_eq!(
+        summary(&root, "deployments"),
+        "🚢 List the deployments of your worker"
+    );
+}
