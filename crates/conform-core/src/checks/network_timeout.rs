@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::support::proxy::hosts;
+use super::support::proxy::{asks_for_versions, hosts};
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::plan::RunKind;
 use crate::profile::ProbeKind;
@@ -31,6 +31,7 @@ const NETWORK_CODES: [&str; 3] = ["TIMEOUT", "NETWORK", "UNREACHABLE"];
 
 fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::NetworkTimeout);
+    let mut update_checks_only = 0;
     for run in ctx.declared_runs() {
         let reached = !run.record.proxy_requests.is_empty();
         if run.planned.role.kind == RunKind::Closed {
@@ -58,6 +59,13 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         if !reached {
             continue; // it never went for the network: nothing to judge
         }
+        // Ended on its own, and asked only whether a newer version exists (netlify's
+        // update notifier, beside a command that needs no network): that
+        // connection is no_self_update's, not a network wait of the command's.
+        if run.record.proxy_requests.iter().all(asks_for_versions) {
+            update_checks_only += 1;
+            continue;
+        }
         outcome.runs_checked += 1;
         let head = format!(
             "with every proxy at a listener that never answers, it asked for {} and {} \
@@ -78,10 +86,18 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         }
     }
     if outcome.runs_checked == 0 && outcome.failures.is_empty() {
-        outcome.skip(
+        outcome.skip(if update_checks_only > 0 {
+            format!(
+                "the {update_checks_only} read-probe black-hole run(s) that reached the \
+                 listener asked only whether a newer version exists, and ended on their \
+                 own: no_self_update judges that; no probed command went for the \
+                 network itself"
+            )
+        } else {
             "no read probe's black-hole run reached the listener: no probed command went \
-             for the network through the proxy variables, so no network wait was seen",
-        );
+             for the network through the proxy variables, so no network wait was seen"
+                .to_string()
+        });
     }
     outcome
 }
@@ -188,6 +204,37 @@ mod tests {
             });
             assert_passed(&outcome, 1);
         }
+    }
+
+    #[test]
+    fn an_update_check_beside_a_command_that_exits_is_left_to_no_self_update() {
+        // netlify's update notifier asks the npm registry while `status` exits 0.
+        let outcome = judged(|record| {
+            record.proxy_requests = vec![connect("registry.npmjs.org")];
+            record.exit = Exit::Code(0);
+            write(
+                record,
+                r#"{"ok":true,"data":[],"error":null,"warnings":[],"meta":{"exit_code":0,"duration_ms":1}}"#,
+            );
+        });
+        assert_eq!(outcome.status(), Status::Skip, "{:?}", outcome.failures);
+        let reason = outcome.skipped_reason.unwrap_or_default();
+        assert!(
+            reason.contains("asked only whether a newer version exists"),
+            "{reason}"
+        );
+        // Beside a connection of its own, it is judged as before.
+        let outcome = judged(|record| {
+            record.proxy_requests = vec![connect("registry.npmjs.org"), connect("api.example")];
+            record.exit = Exit::Code(0);
+        });
+        assert_eq!(outcome.status(), Status::Fail);
+        // And a hang on it is still a wait an agent suffers.
+        let outcome = judged(|record| {
+            record.proxy_requests = vec![connect("registry.npmjs.org")];
+            record.timed_out = true;
+        });
+        assert_eq!(outcome.status(), Status::Fail);
     }
 
     #[test]
