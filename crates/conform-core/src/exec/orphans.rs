@@ -119,6 +119,8 @@ pub(super) fn reap_ended() {
         return;
     }
     own.reaped_at = Some(Instant::now());
+    // The lock is held through the scan: a run spawned meanwhile is registered
+    // under it, so its main process is never taken for an orphan and reaped.
     let me = std::process::id() as i32;
     let group = nix::unistd::getpgrp().as_raw();
     let table = ProcTable::read();

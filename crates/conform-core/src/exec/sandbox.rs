@@ -36,15 +36,9 @@ pub(crate) const EDITOR_VARS: &[&str] = &["EDITOR", "VISUAL", "GIT_EDITOR"];
 pub(crate) const EDITOR_AND_BROWSER_VARS: [&str; EDITOR_VARS.len() + 1] =
     joined(EDITOR_VARS, &["BROWSER"]);
 /// Every variable set to the sentinel in an isolated run.
-pub(crate) const SENTINEL_VARS: &[&str] = &[
-    "PAGER",
-    "GIT_PAGER",
-    "MANPAGER",
-    "EDITOR",
-    "VISUAL",
-    "GIT_EDITOR",
-    "BROWSER",
-];
+pub(crate) const SENTINEL_VARS: &[&str] = &joined::<
+    { PAGER_VARS.len() + EDITOR_AND_BROWSER_VARS.len() },
+>(PAGER_VARS, &EDITOR_AND_BROWSER_VARS);
 /// Programs that open a URL or file in a browser or desktop application; the
 /// sentinel stands in for each, first on `PATH`.
 pub(crate) const OPENERS: &[&str] = &["xdg-open", "open", "sensible-browser", "www-browser", "gio"];

@@ -7,7 +7,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use crate::exec::{Network, Sandbox, EDITOR_AND_BROWSER_VARS, OPENERS, PAGER_VARS, SENTINEL_VARS};
+use crate::exec::{Network, Sandbox, EDITOR_AND_BROWSER_VARS, OPENERS, SENTINEL_VARS};
 use crate::plan::{Plan, RunKind};
 
 /// Words that make a variable's name read as a credential.
@@ -145,12 +145,10 @@ impl Hermetic {
                         needles: Vec::new(),
                     })
                 }
+                // A terminal run has the pager sentinels only: it gets all of them.
                 Some(sandbox) => {
                     sandbox.fresh_dirs = true;
-                    // A terminal run has the pager sentinels only.
-                    if sandbox.sentinel_vars == PAGER_VARS {
-                        sandbox.sentinel_vars = SENTINEL_VARS;
-                    }
+                    sandbox.sentinel_vars = SENTINEL_VARS;
                 }
             }
             if self.network == Network::BlackHole {
