@@ -178,8 +178,10 @@ fn run(started: Instant) -> io::Result<u8> {
             }
             let paged = listing && faults.on(Defect::ListPipesThroughPager);
             let less = listing && faults.on(Defect::ListPipesThroughLess);
-            let page = |text: &str| {
-                (paged && desktop::page(text)) || (less && desktop::page_with_less(text))
+            // The text is made only for a pager: a 64 MiB envelope written twice
+            // cost a debug build most of a 5 s limit.
+            let page = |text: &dyn Fn() -> String| {
+                (paged && desktop::page(&text())) || (less && desktop::page_with_less(&text()))
             };
             match ui.format {
                 Format::Json => {
@@ -191,12 +193,12 @@ fn run(started: Instant) -> io::Result<u8> {
                         output_cap::fit(&mut reply_envelope, cap, reply.resume, faults);
                     }
                     let reply = reply_envelope;
-                    if !page(&format!("{reply}\n")) {
+                    if !page(&|| format!("{reply}\n")) {
                         ui.write_envelope(reply)?;
                     }
                 }
                 Format::Plain => {
-                    if !page(&reply.plain) {
+                    if !page(&|| reply.plain.clone()) {
                         output::write_stdout(&reply.plain)?;
                     }
                 }
