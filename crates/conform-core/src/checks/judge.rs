@@ -65,8 +65,9 @@ pub(crate) fn judge(ctx: &Context<'_>, selected: &BTreeSet<CheckId>) -> Vec<Outc
 
 /// A run starved on both attempts says nothing about the tool, so no verdict rests
 /// on what it did not do in time: those failures are dropped (what it was seen
-/// doing, a sentinel called or a file written, stands), and a check left with no other failure skips,
-/// naming it (a pass would only say that the machine hid what the run would show).
+/// doing, a sentinel called or a file written, stands), and a check left with no
+/// other failure skips, naming it (a pass would only say that the machine hid what
+/// the run would show).
 /// A check reads such a run when the run is of a kind it declared, or gated runs
 /// of those kinds that were therefore not made.
 fn set_aside_starved(ctx: &Context<'_>, reads: &[RunKind], outcome: &mut Outcome) {

@@ -33,6 +33,18 @@ impl Warning {
         )
     }
 
+    /// A probe judged under `conform check` and never saved, with why, and the
+    /// files its run wrote in its fresh HOME.
+    pub(super) fn check_only(command: &str, why: &str, files: &[String]) -> Self {
+        Warning::new(
+            "CHECK_ONLY_PROBE",
+            format!(
+                "{command}: probed only here, in fresh sandboxes at the black hole, and left out of a saved profile: {why}"
+            ),
+            json!({ "command": command, "files": files }),
+        )
+    }
+
     /// A candidate read probe left out because its trial failed.
     pub(super) fn dropped(command: &str, reason: impl Into<String>) -> Self {
         let reason = reason.into();

@@ -295,7 +295,6 @@ pub(crate) fn generate_with(
     if let Some(explore) = explore {
         runner.unset = explore.unset.clone();
         runner.scratch = Some(explore.scratch.clone());
-        runner.mutating_gaps = explore.settings.mutating_gaps.clone();
         runner.cwd = explore.scratch.clone();
     }
     let mut doc = Map::new();
@@ -306,13 +305,16 @@ pub(crate) fn generate_with(
     let (body, source) = match &request.source {
         Source::Manifest(args) => {
             let data = runner.manifest(args)?;
-            let mut body = manifest::profile_from(&data, &mut runner);
+            let mut body = manifest::profile_from(&data, &mut runner, mutating(explore));
             body.manifest = Some(args.clone());
             (body, "manifest")
         }
         Source::ManifestFile(path) => {
             let data = read_manifest_file(path)?;
-            (manifest::profile_from(&data, &mut runner), "manifest")
+            (
+                manifest::profile_from(&data, &mut runner, mutating(explore)),
+                "manifest",
+            )
         }
         Source::Help => (help::profile_from(&mut runner, &name)?, "help"),
         Source::Auto => auto(&mut runner, &name, explore)?,
@@ -354,6 +356,17 @@ pub(crate) fn generate_with(
     })
 }
 
+/// Whether a manifest's mutating commands may be probed (check only, never
+/// saved): only in `conform check`'s hermetic runs, when every condition holds.
+/// `Err` says why not.
+fn mutating(explore: Option<&Exploration>) -> Result<(), String> {
+    match explore {
+        None => Err("probes run several times and the kit cannot undo side effects".into()),
+        Some(explore) if explore.settings.mutating_gaps.is_empty() => Ok(()),
+        Some(explore) => Err(explore.settings.mutating_gaps.join("; ")),
+    }
+}
+
 /// The manifest's profile when `TOOL manifest` prints one, else the help's.
 fn auto(
     runner: &mut Runner,
@@ -363,7 +376,7 @@ fn auto(
     let args = vec!["manifest".to_string()];
     match runner.find_manifest(&args) {
         Ok(data) => {
-            let mut body = manifest::profile_from(&data, runner);
+            let mut body = manifest::profile_from(&data, runner, mutating(explore));
             body.lists_subcommands = true;
             body.secret_vars = hermetic::declared_secrets(&data);
             let errors = crate::checks::schemas::manifest_errors(&data);

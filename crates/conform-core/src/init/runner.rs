@@ -21,7 +21,7 @@ use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use serde_json::Value;
 
-use super::tool::{Explored, Measured, Tool, Trial, NOT_HERMETIC};
+use super::tool::{Explored, Measured, Tool, Trial};
 use super::{help, manifest, Failure};
 use crate::exec::{
     self, BlackHole, Cancel, Reactor, RunError, RunErrorKind, RunRecord, RunSpec, Sandbox, Session,
@@ -89,9 +89,6 @@ pub(super) struct Runner {
     /// Where each exploration trial gets a working directory of its own
     /// (`conform check`); `None`: trials run from `cwd`.
     pub scratch: Option<PathBuf>,
-    /// The hermetic conditions that do not hold (`conform check`'s
-    /// [`ExploreSettings::mutating_gaps`](super::ExploreSettings)).
-    pub mutating_gaps: Vec<String>,
 }
 
 /// How a run of [`Runner::run`] is made.
@@ -137,7 +134,6 @@ impl Runner {
             short_first: Cell::new(false),
             unset: Vec::new(),
             scratch: None,
-            mutating_gaps: Vec::new(),
         })
     }
 
@@ -699,17 +695,6 @@ impl Tool for Runner {
 
     fn hermetic(&self) -> bool {
         self.scratch.is_some()
-    }
-
-    fn mutating_probes(&self) -> Result<(), String> {
-        if !self.hermetic() {
-            return Err(NOT_HERMETIC.into());
-        }
-        if self.mutating_gaps.is_empty() {
-            Ok(())
-        } else {
-            Err(self.mutating_gaps.join("; "))
-        }
     }
 
     fn helps(&mut self, paths: &[Vec<String>], program: &str) -> Vec<Result<String, String>> {

@@ -1,10 +1,6 @@
 //! What the profile builders ask of the tool, and what its runs showed: the
 //! interface between reading a manifest or help text and running the tool.
 
-/// Why a mutating command is never probed outside `conform check`.
-pub(super) const NOT_HERMETIC: &str =
-    "probes run several times and the kit cannot undo side effects";
-
 /// What the profile builders ask of the tool: [`Runner`](super::runner::Runner)
 /// answers by running it, a unit test with canned text.
 pub(super) trait Tool {
@@ -21,12 +17,6 @@ pub(super) trait Tool {
     /// meets a black hole of its own, whatever the machine's network.
     fn hermetic(&self) -> bool {
         false
-    }
-    /// Whether a mutating command may be probed (check only, never saved): only
-    /// in `conform check`'s hermetic runs, when every condition holds. `Err`
-    /// says why not.
-    fn mutating_probes(&self) -> Result<(), String> {
-        Err(NOT_HERMETIC.into())
     }
     /// The help of each of `paths`, as [`Tool::help`] gives it; a runner makes
     /// the calls at once.

@@ -246,13 +246,8 @@ pub(crate) fn explore(
                 }
                 _ => "its name says it mutates".to_string(),
             };
-            body.warnings.push(Warning::new(
-                "CHECK_ONLY_PROBE",
-                format!(
-                    "{shown}: probed only here, in fresh sandboxes at the black hole, and left out of a saved profile: {why}"
-                ),
-                json!({ "command": shown, "files": run.wrote }),
-            ));
+            body.warnings
+                .push(Warning::check_only(&shown, &why, &run.wrote));
             check_only.push(argv);
         } else if clean(&run) {
             finished.push(argv);

@@ -80,7 +80,11 @@ impl<'m> Command<'m> {
 
 /// The probes, `argument_order` and warnings for a manifest. `tool` measures a
 /// stream and tries a read probe (argv after the command prefix).
-pub(super) fn profile_from(manifest: &Value, tool: &mut dyn Tool) -> Body {
+pub(super) fn profile_from(
+    manifest: &Value,
+    tool: &mut dyn Tool,
+    mutating: Result<(), String>,
+) -> Body {
     let empty = Map::new();
     let root_flags = manifest
         .get("flags")
@@ -134,7 +138,7 @@ pub(super) fn profile_from(manifest: &Value, tool: &mut dyn Tool) -> Body {
             continue;
         }
         if danger == "mutating" {
-            if let Err(why) = tool.mutating_probes() {
+            if let Err(why) = &mutating {
                 body.warnings.push(Warning::skipped(
                     &shown,
                     format!("danger_level is mutating: {why}"),
@@ -163,13 +167,8 @@ pub(super) fn profile_from(manifest: &Value, tool: &mut dyn Tool) -> Body {
             // Judged in conform check's fresh sandboxes at the black hole, never
             // saved: a saved probe runs anywhere, with real credentials.
             "mutating" => {
-                body.warnings.push(Warning::new(
-                    "CHECK_ONLY_PROBE",
-                    format!(
-                        "{shown}: probed only here, in fresh sandboxes at the black hole, and left out of a saved profile: danger_level is mutating"
-                    ),
-                    json!({ "command": shown, "files": [] }),
-                ));
+                body.warnings
+                    .push(Warning::check_only(&shown, "danger_level is mutating", &[]));
                 body.check_only
                     .push(Value::Object(probe(&shown, &argv, "read")));
             }
