@@ -83,6 +83,9 @@ pub(super) struct Runner {
     pub hole: BlackHole,
     /// `--help` opened a manual page once: ask `-h` first from then on (git).
     pub short_first: Cell<bool>,
+    /// The root help pointed at the `help` word and that gave a manual page:
+    /// every help is asked as `ARGS help` (awscli).
+    pub help_word: Cell<bool>,
     /// Variables removed from every look and trial (`conform check`: the
     /// credential-looking ones); empty for `conform init`.
     pub unset: Vec<String>,
@@ -132,6 +135,7 @@ impl Runner {
             session,
             hole,
             short_first: Cell::new(false),
+            help_word: Cell::new(false),
             unset: Vec::new(),
             scratch: None,
         })
@@ -401,13 +405,19 @@ impl Runner {
         // start-up (oclif's update check in heroku and twilio), so the call is not
         // stopped at it, or the help would be lost.
         if args.is_empty() {
-            return self
+            let root = self
                 .help_texts(&[Vec::new()], program)
                 .pop()
                 .unwrap_or_else(|| Err("no help call was made".into()));
+            return match root {
+                Ok(text) if help::points_at_help_word(&text, program) => {
+                    Ok(self.word_help(program).unwrap_or(text))
+                }
+                root => root,
+            };
         }
         let mut why = String::new();
-        for flag in self.help_flags() {
+        for &flag in self.help_flags() {
             let argv = with_flag(args, flag);
             let record = self.run(&argv, Mode::Look);
             let network = self.hole.take_connections() > 0;
@@ -425,12 +435,29 @@ impl Runner {
         Err(why)
     }
 
-    /// `--help` then `-h`, or `-h` first once `--help` opened a manual page.
-    fn help_flags(&self) -> [&'static str; 2] {
-        if self.short_first.get() {
-            ["-h", "--help"]
+    /// The root help asked with the `help` word, which its `--help` pointed at;
+    /// when that gives a manual page, every later help is asked so.
+    fn word_help(&self, program: &str) -> Option<String> {
+        self.help_word.set(true);
+        let text = self
+            .help_texts(&[Vec::new()], program)
+            .pop()
+            .and_then(Result::ok);
+        if text.is_none() {
+            self.help_word.set(false);
+        }
+        text
+    }
+
+    /// `--help` then `-h`, or `-h` first once `--help` opened a manual page; only
+    /// the `help` word once the root help was read from it.
+    fn help_flags(&self) -> &'static [&'static str] {
+        if self.help_word.get() {
+            &["help"]
+        } else if self.short_first.get() {
+            &["-h", "--help"]
         } else {
-            ["--help", "-h"]
+            &["--help", "-h"]
         }
     }
 
@@ -446,7 +473,7 @@ impl Runner {
         // The order is read once: a man page in the first round sets
         // `short_first`, and the second round must then ask for the other flag,
         // not the same one again.
-        for flag in self.help_flags() {
+        for &flag in self.help_flags() {
             let pending: Vec<usize> = (0..paths.len()).filter(|&i| results[i].is_none()).collect();
             let argvs: Vec<Vec<String>> = pending
                 .iter()
@@ -528,6 +555,16 @@ impl Runner {
             .or_else(|| outputs.iter().find(|t| !t.trim().is_empty()))
             .cloned()
             .unwrap_or_default();
+        // The `help` word prints the manual page that is the help (awscli).
+        if flag == "help" {
+            return HelpStep::Done(
+                outputs
+                    .iter()
+                    .find_map(|t| help::man_page_help(t))
+                    .filter(|t| help::looks_like_help(t, program))
+                    .ok_or_else(|| format!("{shown} printed no manual page with a usage")),
+            );
+        }
         // git opens a manual page for `--help`, or fails where `man` is missing:
         // `-h` prints its usage.
         let lower = text.to_ascii_lowercase();

@@ -264,6 +264,41 @@ fn a_subcommand_whose_help_is_a_manual_page_is_asked_with_dash_h_next() {
 }
 
 #[test]
+fn a_tool_documented_by_its_help_word_is_read_from_its_manual_pages() {
+    // helpword's `--help` only points at `helpword help`; every help is a manual
+    // page in overstrike, as awscli's are.
+    let check = conform_in(
+        &fixtures(),
+        ["check", "--only", "no_hang_stdin_open", "--", "./helpword"],
+    );
+    let inferred = &check.envelope["meta"]["inferred"];
+    assert_eq!(inferred["commands"]["found"], 5, "{inferred:#}");
+    assert_eq!(
+        probe_names(&inferred["profile"]["probes"]),
+        [
+            "configure",
+            "configure list",
+            "identity get-caller-identity",
+            "unknown flag on configure"
+        ],
+        "{inferred:#}"
+    );
+    // The synopsis' bare `--role-name <value>` is a required argument.
+    let left_out = &inferred["commands"]["left_out"];
+    assert_eq!(
+        left_out[0]["command"], "identity assume-role",
+        "{left_out:#}"
+    );
+    // `configure` asks for a key and waits on an open stdin.
+    assert_eq!(
+        failed_probes(check.check("no_hang_stdin_open")),
+        ["configure"],
+        "{:#}",
+        check.check("no_hang_stdin_open")
+    );
+}
+
+#[test]
 fn a_help_printed_beside_an_update_check_is_read_and_the_update_check_judged() {
     // updatecheck asks the proxy for registry.npmjs.org on every run, --help too.
     let check = conform_in(

@@ -27,6 +27,12 @@ use crate::init::{probe, Body, Census, Failure, Warning, UNKNOWN_FLAG};
 /// How deep the command tree is read: `tool a b c`.
 pub(crate) const MAX_DEPTH: usize = 3;
 
+/// How many help calls exploration makes in all. The largest trees read whole so
+/// far (vercel's 435 commands, heroku's 359) stay within it; awscli's 437
+/// services and their thousands of operations do not, and the commands past it
+/// are left out, those an agent calls first read before the rest (see [`rank`]).
+pub(crate) const MAX_HELP_CALLS: usize = 500;
+
 /// What exploration may do.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Settings {
@@ -74,6 +80,7 @@ pub(crate) fn explore(
     // A complete listing and a group's help name the same command: once each.
     let mut seen: Vec<Vec<String>> = Vec::new();
     let mut level: Vec<Found> = entries.iter().map(|entry| found(&[], entry)).collect();
+    let mut budget = MAX_HELP_CALLS;
     for depth in 1..=MAX_DEPTH {
         let mut asked: Vec<Found> = Vec::new();
         for command in level {
@@ -88,6 +95,13 @@ pub(crate) fn explore(
             }
             asked.push(command);
         }
+        for command in within_budget(&mut asked, budget) {
+            census.left_out(
+                &command.shown(),
+                format!("past exploration's budget of {MAX_HELP_CALLS} help calls, which reads the commands an agent calls first (whoami, status, config, list, get) before the rest"),
+            );
+        }
+        budget -= asked.len();
         let paths: Vec<Vec<String>> = asked.iter().map(|c| c.path.clone()).collect();
         let texts = tool.helps(&paths, program);
         let mut next: Vec<Found> = Vec::new();
@@ -340,6 +354,70 @@ fn found(parent: &[String], entry: &HelpEntry) -> Found {
         class,
         requires_argument: entry.requires_argument,
         group: entry.group,
+    }
+}
+
+/// Keeps in `asked` the `budget` commands read first, in their order, and returns
+/// the others: by [`rank`], then one command of each group before a second of
+/// any, then in listed order.
+fn within_budget(asked: &mut Vec<Found>, budget: usize) -> Vec<Found> {
+    if asked.len() <= budget {
+        return Vec::new();
+    }
+    // (rank, how many of that rank its group had before it, listed order)
+    let mut seen: std::collections::HashMap<(&[String], u8), usize> = Default::default();
+    let mut keys: Vec<(u8, usize, usize)> = Vec::with_capacity(asked.len());
+    for (at, command) in asked.iter().enumerate() {
+        let last = command.path.last().map_or("", String::as_str);
+        let rank = rank(last, command.class);
+        let parent = &command.path[..command.path.len().saturating_sub(1)];
+        let before = seen.entry((parent, rank)).or_default();
+        keys.push((rank, *before, at));
+        *before += 1;
+    }
+    let mut order: Vec<usize> = (0..asked.len()).collect();
+    order.sort_by_key(|&at| keys[at]);
+    let mut kept = vec![false; asked.len()];
+    for &at in &order[..budget] {
+        kept[at] = true;
+    }
+    let mut left = Vec::new();
+    for (command, kept) in std::mem::take(asked).into_iter().zip(kept) {
+        if kept {
+            asked.push(command);
+        } else {
+            left.push(command);
+        }
+    }
+    left
+}
+
+/// How early exploration reads a command when it cannot read them all: the
+/// commands an agent calls first (whoami, status, config; awscli's
+/// `get-caller-identity`), then reads, groups and the rest, then those that
+/// change state.
+fn rank(name: &str, class: Class) -> u8 {
+    const AGENT_FIRST: &[&str] = &[
+        "whoami",
+        "me",
+        "status",
+        "version",
+        "config",
+        "configure",
+        "auth",
+    ];
+    let lower = name.to_ascii_lowercase();
+    if AGENT_FIRST.contains(&lower.as_str())
+        || lower.contains("whoami")
+        || lower.contains("identity")
+    {
+        return 0;
+    }
+    match class {
+        Class::Read => 1,
+        Class::Other | Class::Framework => 2,
+        Class::Mutating => 3,
+        Class::Destructive => 4,
     }
 }
 
@@ -661,6 +739,49 @@ mod tests {
             .collect();
         assert_eq!(check_only, ["get conform-probe"]);
         assert!(left_out(&body, "pick").is_some_and(|r| r.contains("required argument")));
+    }
+
+    #[test]
+    fn past_the_budget_the_commands_an_agent_calls_first_are_read_first() {
+        let command = |path: &[&str]| Found {
+            path: path.iter().map(|w| w.to_string()).collect(),
+            class: classify(path.last().copied().unwrap_or("")),
+            requires_argument: false,
+            group: false,
+        };
+        let mut asked = vec![
+            command(&["compute", "create-instance"]),
+            command(&["compute", "describe-instances"]),
+            command(&["compute", "list-images"]),
+            command(&["identity", "assume-role"]),
+            command(&["identity", "get-caller-identity"]),
+            command(&["storage", "list-buckets"]),
+            command(&["storage", "get-bucket"]),
+        ];
+        let left = within_budget(&mut asked, 4);
+        let shown = |commands: &[Found]| commands.iter().map(Found::shown).collect::<Vec<_>>();
+        // The whoami of the tool first, then one read of each service before a
+        // second read of any; what is kept stays in listed order.
+        assert_eq!(
+            shown(&asked),
+            [
+                "compute describe-instances",
+                "compute list-images",
+                "identity get-caller-identity",
+                "storage list-buckets"
+            ]
+        );
+        assert_eq!(
+            shown(&left),
+            [
+                "compute create-instance",
+                "identity assume-role",
+                "storage get-bucket"
+            ]
+        );
+        let mut few = vec![command(&["compute", "create-instance"])];
+        assert!(within_budget(&mut few, 4).is_empty());
+        assert_eq!(few.len(), 1);
     }
 
     #[test]

@@ -702,3 +702,47 @@ fn yargs_sections_named_in_capitals() {
         "🚢 List the deployments of your worker"
     );
 }
+
+#[test]
+fn manual_pages_of_the_help_word_as_awscli_writes_them() {
+    use crate::init::help::man::{as_help, points_at_help_word};
+    // `skyctl --help` prints a usage naming no command, and points at `skyctl help`.
+    let usage = fixture!("man-skyctl-usage.txt");
+    assert!(points_at_help_word(usage, "skyctl"));
+    assert!(!points_at_help_word(fixture!("clap-cargo.txt"), "cargo"));
+    assert_eq!(as_help(usage), None, "a usage is not a manual page");
+
+    let root = as_help(fixture!("man-skyctl.txt")).expect("a manual page");
+    let page = read_page(&root, &["skyctl"]);
+    // The `o name` bullets of AVAILABLE SERVICES; SEE ALSO's and the option
+    // values' bullets are not commands.
+    assert_eq!(
+        names(&page.entries),
+        ["configure", "identity", "storage", "help"]
+    );
+    assert!(page.flag("--output").is_some());
+
+    // A service page has no synopsis: it is a group, read for its commands.
+    let service = as_help(fixture!("man-skyctl-identity.txt")).expect("a manual page");
+    let page = read_page(&service, &["skyctl", "identity"]);
+    assert_eq!(
+        names(&page.entries),
+        ["assume-role", "get-caller-identity", "help"]
+    );
+    assert_eq!(path(&page, "assume-role"), ["identity", "assume-role"]);
+    assert!(page.needs_subcommand);
+
+    // An operation's synopsis, one option a line: a bare required option is a
+    // required argument, bracketed ones are not.
+    let op = as_help(fixture!("man-skyctl-assume-role.txt")).expect("a manual page");
+    let page = read_page(&op, &["skyctl", "identity", "assume-role"]);
+    assert_eq!(page.requires_argument, Some(true));
+    assert_eq!(
+        page.operands, None,
+        "a required option is no operand to make up"
+    );
+    let op = as_help(fixture!("man-skyctl-get-caller-identity.txt")).expect("a manual page");
+    let page = read_page(&op, &["skyctl", "identity", "get-caller-identity"]);
+    assert_eq!(page.requires_argument, Some(false));
+    assert!(!page.needs_subcommand);
+}
