@@ -394,8 +394,8 @@ fn within_budget(asked: &mut Vec<Found>, budget: usize) -> Vec<Found> {
 
 /// How early exploration reads a command when it cannot read them all: the
 /// commands an agent calls first (whoami, status, config; awscli's
-/// `get-caller-identity`), then reads, groups and the rest, then those that
-/// change state.
+/// `get-caller-identity`) unless their names say they change state, then reads,
+/// groups and the rest, then those that change state.
 fn rank(name: &str, class: Class) -> u8 {
     const AGENT_FIRST: &[&str] = &[
         "whoami",
@@ -406,14 +406,13 @@ fn rank(name: &str, class: Class) -> u8 {
         "configure",
         "auth",
     ];
+    /// Who the credentials are: `get-caller-identity`, `current-user`.
+    const WHO_AM_I: &[&str] = &["whoami", "caller-identity", "current-user"];
     let lower = name.to_ascii_lowercase();
-    if AGENT_FIRST.contains(&lower.as_str())
-        || lower.contains("whoami")
-        || lower.contains("identity")
-    {
-        return 0;
-    }
+    let agent_first =
+        AGENT_FIRST.contains(&lower.as_str()) || WHO_AM_I.iter().any(|who| lower.ends_with(who));
     match class {
+        Class::Read | Class::Other if agent_first => 0,
         Class::Read => 1,
         Class::Other | Class::Framework => 2,
         Class::Mutating => 3,
@@ -754,14 +753,16 @@ mod tests {
             command(&["compute", "describe-instances"]),
             command(&["compute", "list-images"]),
             command(&["identity", "assume-role"]),
+            command(&["identity", "update-identity-center"]),
             command(&["identity", "get-caller-identity"]),
             command(&["storage", "list-buckets"]),
             command(&["storage", "get-bucket"]),
         ];
         let left = within_budget(&mut asked, 4);
         let shown = |commands: &[Found]| commands.iter().map(Found::shown).collect::<Vec<_>>();
-        // The whoami of the tool first, then one read of each service before a
-        // second read of any; what is kept stays in listed order.
+        // The whoami of the tool first (not a command that changes an identity),
+        // then one read of each service before a second read of any; what is kept
+        // stays in listed order.
         assert_eq!(
             shown(&asked),
             [
@@ -776,6 +777,7 @@ mod tests {
             [
                 "compute create-instance",
                 "identity assume-role",
+                "identity update-identity-center",
                 "storage get-bucket"
             ]
         );
