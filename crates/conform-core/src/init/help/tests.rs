@@ -180,6 +180,16 @@ fn names_are_classified() {
     assert_eq!(classify("remove-section"), Class::Destructive);
     assert_eq!(classify("push"), Class::Mutating);
     assert_eq!(classify("set-context"), Class::Mutating);
+    // awscli's operations that change state without a create, set or delete.
+    for changes in [
+        "disable-outbound-web-identity-federation",
+        "enable-mfa-device",
+        "deregister-identity-provider",
+        "put-bucket-policy",
+        "modify-instance-attribute",
+    ] {
+        assert_eq!(classify(changes), Class::Mutating, "{changes}");
+    }
     assert_eq!(classify("projects"), Class::Other);
     assert_eq!(classify("help"), Class::Framework);
 }
