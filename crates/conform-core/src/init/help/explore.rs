@@ -210,7 +210,7 @@ pub(crate) fn explore(
     let own = tool_state(&runs);
     if !own.is_empty() {
         for run in &mut runs {
-            run.wrote.retain(|path| !own.contains(path));
+            run.wrote.retain(|path| !is_tool_state(path, &own));
         }
         body.warnings.push(Warning::new(
             "TOOL_STATE",
@@ -477,21 +477,66 @@ impl CheckOnly {
 /// Where an exploration run's working directory is in [`Explored::wrote`].
 const CWD: &str = "cwd/";
 
-/// The files more than half of the exploration runs wrote, when there are three
-/// or more: vercel writes its telemetry ids and settings on every command, so
-/// they say nothing of what one command does.
+/// The files more than half of the exploration runs wrote, and the directories
+/// more than half of them wrote a file of their own in, when there are three or
+/// more runs:
+/// vercel writes its telemetry ids and settings on every command, wrangler a log
+/// named by the time (`config/.wrangler/logs/wrangler-<time>.log`), so they say
+/// nothing of what one command does. A directory is never a sandbox root
+/// (`home/`, `cwd/`): a file in one is a command's own.
 fn tool_state(runs: &[Explored]) -> Vec<String> {
     if runs.len() < 3 {
         return Vec::new();
     }
-    let mut paths: Vec<&String> = runs.iter().flat_map(|run| &run.wrote).collect();
-    paths.sort();
+    let most = |count: usize| 2 * count > runs.len();
+    let mut paths: Vec<&str> = runs
+        .iter()
+        .flat_map(|run| run.wrote.iter().map(String::as_str))
+        .collect();
+    paths.sort_unstable();
     paths.dedup();
-    paths
-        .into_iter()
-        .filter(|path| 2 * runs.iter().filter(|run| run.wrote.contains(path)).count() > runs.len())
-        .cloned()
-        .collect()
+    let mut own: Vec<String> = paths
+        .iter()
+        .filter(|path| {
+            most(
+                runs.iter()
+                    .filter(|run| run.wrote.iter().any(|p| p == *path))
+                    .count(),
+            )
+        })
+        .map(|path| path.to_string())
+        .collect();
+    let mut dirs: Vec<&str> = paths.iter().filter_map(|path| directory_of(path)).collect();
+    dirs.sort_unstable();
+    dirs.dedup();
+    let files = own.clone();
+    for dir in dirs {
+        // A file of its own in it: not one most runs wrote (telemetry.json).
+        let in_it = |run: &&Explored| {
+            run.wrote
+                .iter()
+                .any(|p| directory_of(p) == Some(dir) && !files.contains(p))
+        };
+        if dir.matches('/').count() > 1 && most(runs.iter().filter(in_it).count()) {
+            own.push(dir.to_string());
+        }
+    }
+    own.sort();
+    own.dedup();
+    own
+}
+
+/// Whether `path` is the tool's state: one of `own`, or in one of its directories.
+fn is_tool_state(path: &str, own: &[String]) -> bool {
+    own.iter()
+        .any(|own| own == path || (own.ends_with('/') && directory_of(path) == Some(own)))
+}
+
+/// The directory `path` is in, with its trailing slash (`config/.t/logs/` of
+/// `config/.t/logs/a.log` and of `config/.t/logs/old/`).
+fn directory_of(path: &str) -> Option<&str> {
+    let at = path.trim_end_matches('/').rfind('/')?;
+    Some(&path[..=at])
 }
 
 /// The run ended by itself, exit 0, offline.
@@ -660,13 +705,19 @@ mod tests {
             fn measure(&mut self, argv: &[String]) -> Measured {
                 self.0.measure(argv)
             }
-            // Every command writes the telemetry id; `link` also its project file,
-            // `chat` its history in HOME.
+            // Every command writes the telemetry id and a log named by its time
+            // (here by the command); `link` also its project file, `chat` its
+            // history in HOME.
             fn explore(&mut self, argvs: &[Vec<String>]) -> Vec<Explored> {
                 argvs
                     .iter()
                     .map(|argv| {
-                        let mut wrote = vec!["data/t/telemetry.json".to_string()];
+                        let mut wrote = vec![
+                            "config/t/".to_string(),
+                            "config/t/logs/".to_string(),
+                            format!("config/t/logs/t-{}.log", argv.join("-")),
+                            "data/t/telemetry.json".to_string(),
+                        ];
                         if argv == &["link"] {
                             wrote.push("cwd/.t/project.json".into());
                         }
@@ -700,7 +751,16 @@ mod tests {
         assert_eq!(probes(&body, "read"), ["list", "status", "whoami"]);
         assert!(left_out(&body, "link")
             .is_some_and(|r| r.contains("cwd/.t/project.json") && !r.contains("telemetry")));
-        assert!(body.warnings.iter().any(|w| w.code == "TOOL_STATE"));
+        let state = body.warnings.iter().find(|w| w.code == "TOOL_STATE");
+        assert_eq!(
+            state.map(|w| &w.context["files"]),
+            Some(&json!([
+                "config/t/",
+                "config/t/logs/",
+                "data/t/telemetry.json"
+            ])),
+            "{state:?}"
+        );
         // What mutates only in its fresh HOME, or by its name, is judged under
         // check and never saved; the made-up flag goes on a saved read probe.
         let check_only: Vec<&str> = body
