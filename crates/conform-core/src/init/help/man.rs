@@ -18,8 +18,8 @@ pub(in crate::init) fn points_at_help_word(help: &str, program: &str) -> bool {
 
 /// The manual page `page` (after `text::clean`) in help layout, or `None` when
 /// it is not one. A page that lists commands and has no `SYNOPSIS` (awscli's
-/// service pages) gets the usage `NAME <command>`, its name taken from `NAME`: a
-/// group, whose commands are read and never the bare group.
+/// service pages), or one that is the name alone (`aws history`), gets the usage
+/// `NAME <command>`: a group, whose commands are read and never the bare group.
 pub(in crate::init) fn as_help(page: &str) -> Option<String> {
     if !is_man_page(page) {
         return None;
@@ -33,9 +33,6 @@ pub(in crate::init) fn as_help(page: &str) -> Option<String> {
     for line in page.lines() {
         let trimmed = line.trim();
         if let Some(title) = section_title(line) {
-            if section == Part::Synopsis {
-                push_usage(&mut out, &synopsis);
-            }
             section = match title {
                 "NAME" => Part::Name,
                 "SYNOPSIS" => {
@@ -81,13 +78,22 @@ pub(in crate::init) fn as_help(page: &str) -> Option<String> {
             }
         }
     }
-    if section == Part::Synopsis {
-        push_usage(&mut out, &synopsis);
-    }
-    if !usage_seen && lists {
-        if let Some(name) = name.filter(|n| is_command_name(n)) {
-            out.push_str(&format!("Usage:\n  {name} <command>\n"));
-        }
+    // The usage goes last: whether the page lists commands is known only then.
+    // `SYNOPSIS history` alone over `AVAILABLE COMMANDS` names a group (awscli's
+    // `aws history` exits 255, "too few arguments"), as a page without a synopsis
+    // does.
+    let usage = match synopsis.as_slice() {
+        [] if !usage_seen && lists => name
+            .filter(|n| is_command_name(n))
+            .map(|n| format!("{n} <command>")),
+        [alone] if lists && is_command_name(alone) => Some(format!("{alone} <command>")),
+        [] => None,
+        lines => Some(lines.join(" ")),
+    };
+    if let Some(usage) = usage {
+        out.push_str("Usage:\n  ");
+        out.push_str(&usage);
+        out.push('\n');
     }
     Some(out)
 }
@@ -118,14 +124,4 @@ fn lists_commands(title: &str) -> bool {
     title
         .strip_prefix("AVAILABLE ")
         .is_some_and(|what| matches!(what, "SERVICES" | "COMMANDS" | "SUBCOMMANDS"))
-}
-
-/// The synopsis' lines as one usage line (awscli writes one option a line).
-fn push_usage(out: &mut String, synopsis: &[&str]) {
-    if synopsis.is_empty() {
-        return;
-    }
-    out.push_str("Usage:\n  ");
-    out.push_str(&synopsis.join(" "));
-    out.push('\n');
 }

@@ -731,6 +731,24 @@ fn manual_pages_of_the_help_word_as_awscli_writes_them() {
     );
     assert_eq!(path(&page, "assume-role"), ["identity", "assume-role"]);
     assert!(page.needs_subcommand);
+    // So is a page whose synopsis is its name alone over a list of commands
+    // (`aws history` exits 255, "too few arguments"); `configure` runs bare.
+    let history = "HISTORY()\n\nNAME\n       history -\n\nSYNOPSIS\n          history\n\nAVAILABLE COMMANDS\n       o list\n\n       o show\n";
+    let page = read_page(
+        &as_help(history).expect("a manual page"),
+        &["skyctl", "history"],
+    );
+    assert!(page.needs_subcommand);
+    let configure = history.replace(
+        "          history\n",
+        "          skyctl history [--profile name]\n",
+    );
+    let page = read_page(
+        &as_help(&configure).expect("a manual page"),
+        &["skyctl", "history"],
+    );
+    assert!(!page.needs_subcommand);
+    assert_eq!(page.requires_argument, Some(false));
 
     // An operation's synopsis, one option a line: a bare required option is a
     // required argument, bracketed ones are not.
