@@ -72,13 +72,23 @@ mod tests {
 
     #[test]
     fn a_child_holding_a_pipe_is_found_by_pid_and_command_line() {
-        let mut child = Command::new("sleep")
-            .arg("5")
+        use std::io::{BufRead, BufReader, Write};
+        // `cat` echoing a line back is past its exec: until then, spawn may have
+        // returned while /proc/PID/cmdline is still empty.
+        let mut child = Command::new("cat")
+            .arg("-u")
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
-            .expect("sleep runs");
+            .expect("cat runs");
+        let mut stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
-        let inode = pipe_inode(stdout.as_fd()).expect("fstat");
+        stdin.write_all(b"up\n").expect("cat reads");
+        let mut lines = BufReader::new(stdout);
+        let mut line = String::new();
+        lines.read_line(&mut line).expect("cat echoes");
+        assert_eq!(line, "up\n");
+        let inode = pipe_inode(lines.get_ref().as_fd()).expect("fstat");
         let found = holders(inode);
         let _ = child.kill();
         let _ = child.wait();
@@ -86,7 +96,7 @@ mod tests {
             found,
             vec![PipeHolder {
                 pid: i32::try_from(child.id()).expect("pid"),
-                cmdline: "sleep 5".into()
+                cmdline: "cat -u".into()
             }]
         );
     }
