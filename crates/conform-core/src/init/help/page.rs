@@ -132,6 +132,11 @@ fn read_form(form: &str, name: &str, entries: &[HelpEntry]) -> Option<Form> {
     }
     let lists = !entries.is_empty();
     let mut needs_subcommand = false;
+    // cobra's and commander's optional `[command]`, which says "group" only when
+    // no operand of the command's own follows it: firebase's `login [options]
+    // [command] [auth_code]` runs bare, with or without its code.
+    let mut optional_slot = false;
+    let mut operand_after_slot = false;
     // A required operand before any subcommand: `tool get <ID>`.
     let mut operand_seen = false;
     let mut arguments: Vec<&str> = Vec::new();
@@ -140,7 +145,8 @@ fn read_form(form: &str, name: &str, entries: &[HelpEntry]) -> Option<Form> {
             // clap's optional `[COMMAND]` runs bare; cobra's and commander's
             // `[command]` is how a group without an action of its own reads.
             let lower_case = word.chars().any(|c| c.is_ascii_lowercase());
-            needs_subcommand |= !operand_seen && (required || (lists && lower_case));
+            needs_subcommand |= !operand_seen && required;
+            optional_slot |= !operand_seen && !required && lists && lower_case;
             continue;
         }
         let optional = word.starts_with(['[', '-']) || matches!(word.as_str(), "..." | "|" | "--");
@@ -148,9 +154,14 @@ fn read_form(form: &str, name: &str, entries: &[HelpEntry]) -> Option<Form> {
             needs_subcommand = true;
             continue;
         }
+        operand_after_slot |= optional_slot
+            && !word.starts_with("[-")
+            && !word.starts_with('-')
+            && !matches!(word.as_str(), "..." | "|" | "--" | "[options]" | "[flags]");
         operand_seen |= !optional;
         arguments.push(word);
     }
+    needs_subcommand |= optional_slot && !operand_after_slot;
     let arguments = arguments.join(" ");
     Some(Form {
         needs_subcommand,

@@ -310,6 +310,15 @@ fn commander_placeholders_aliases_and_groups() {
         config.needs_subcommand,
         "`shipit config [options] [command]`"
     );
+    // firebase's `login` has subcommands and an action of its own, which takes
+    // an optional code: it runs bare.
+    let login = read_page(
+        "Usage: shipit login [options] [command] [auth_code]\n\nCommands:\n  login:ci [options]  make a token\n  login:list          list accounts\n",
+        &["shipit", "login"],
+    );
+    assert_eq!(names(&login.entries), ["login:ci", "login:list"]);
+    assert!(!login.needs_subcommand);
+    assert_eq!(login.requires_argument, Some(false));
     let deploy = read_page(
         "Usage: shipit deploy|d [options] [target]\n\nOptions:\n  --dry-run   say what would happen\n",
         &["shipit", "deploy|d"],
