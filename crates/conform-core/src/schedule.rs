@@ -6,7 +6,11 @@
 //! working ([`Executor::busy`]): a tool blocked in a sleep or a read, or a run that
 //! only waits (a grace, a held pipe) frees its slot for the next run. Slots freed
 //! that way could start runs without end, so the runs in flight are capped too, at
-//! [`IN_FLIGHT_PER_JOB`] times `jobs`.
+//! [`IN_FLIGHT_PER_JOB`] times `jobs`. A run whose tool has stayed blocked for
+//! a second (`PARKED_AFTER` in the executor) is parked ([`Executor::parked`]): it waits for its
+//! limit, not for a CPU, and counts toward a second cap, [`PARKED_PER_JOB`] times
+//! `jobs`, instead of the first. Sixteen git commands that read an open stdin had
+//! held the first cap for their whole 5 s limit, with both CPUs idle.
 //!
 //! A run whose outcome time decided (it hit its limit, its line N came after the
 //! exit, a pipe was held past the grace) while the machine kept it from the CPU
@@ -36,6 +40,12 @@ use crate::plan::{Plan, RunIndex};
 /// hang until their limit wait side by side (four made that run 40% slower), while
 /// a profile of tools that each wait a little cannot start dozens at once.
 pub(crate) const IN_FLIGHT_PER_JOB: usize = 8;
+
+/// Parked runs in flight at most, per job slot, beyond [`IN_FLIGHT_PER_JOB`]: each
+/// is still a process and its memory (a Node CLI waiting on the black hole holds
+/// 130 MB), so twice the first cap in all bounds what a tool whose every command
+/// waits on the network keeps alive at once.
+pub(crate) const PARKED_PER_JOB: usize = 8;
 
 /// A run waited for a CPU at least this share of its time (1/STARVED_SHARE) before
 /// time decided its outcome: it is made again alone. A tool that hit its limit
@@ -108,6 +118,10 @@ pub(crate) trait Executor {
     fn busy(&self) -> usize;
     /// Runs started and not yet returned by [`Executor::wait`].
     fn in_flight(&self) -> usize;
+    /// Runs in flight whose tool has stayed blocked for a second or more.
+    fn parked(&self) -> usize {
+        0
+    }
     /// Blocks until something happens; returns the runs that finished (maybe none).
     fn wait(&mut self) -> Vec<(RunKey, RunRecord)>;
     /// The suite was cancelled: no further run is made.
@@ -125,6 +139,10 @@ impl Executor for Reactor<RunKey> {
 
     fn in_flight(&self) -> usize {
         Reactor::in_flight(self)
+    }
+
+    fn parked(&self) -> usize {
+        Reactor::parked(self)
     }
 
     fn wait(&mut self) -> Vec<(RunKey, RunRecord)> {
@@ -283,6 +301,7 @@ pub(crate) fn execute(
 ) {
     let jobs = policy.jobs.max(1);
     let cap = jobs.saturating_mul(IN_FLIGHT_PER_JOB);
+    let parked_cap = jobs.saturating_mul(PARKED_PER_JOB);
     let mut pool = Pool::new(plans);
     for (p, plan) in plans.iter().enumerate() {
         if plan.runs.is_empty() {
@@ -310,7 +329,7 @@ pub(crate) fn execute(
                 }
             }
         } else {
-            while executor.busy() < jobs && executor.in_flight() < cap {
+            while executor.busy() < jobs && room(executor, cap, parked_cap) {
                 let Some(key) = pool.ready.pop_front() else {
                     break;
                 };
@@ -344,6 +363,15 @@ pub(crate) fn execute(
             pool.finish(key, Some(record), &mut on);
         }
     }
+}
+
+/// Whether another run may start: fewer than `cap` runs in flight that are not
+/// parked, and the parked ones within `parked_cap` (a parked run past it counts
+/// toward `cap` again).
+fn room(executor: &impl Executor, cap: usize, parked_cap: usize) -> bool {
+    let in_flight = executor.in_flight();
+    let parked = executor.parked().min(parked_cap).min(in_flight);
+    in_flight - parked < cap
 }
 
 /// Starts one run; a panic while starting it becomes that run's error record: the
@@ -874,5 +902,75 @@ mod tests {
                 crate::plan::BAD_CURSOR.into()
             ])
         );
+    }
+
+    /// Runs that start and block at once, every one of them parked (or none): each
+    /// wait hands back only the oldest.
+    struct Parking {
+        parks: bool,
+        started: VecDeque<(RunKey, RunRecord)>,
+        most_in_flight: usize,
+    }
+
+    impl Executor for Parking {
+        fn start(&mut self, key: RunKey, _spec: &RunSpec) {
+            self.started.push_back((key, record(false)));
+            self.most_in_flight = self.most_in_flight.max(self.started.len());
+        }
+        fn busy(&self) -> usize {
+            0
+        }
+        fn in_flight(&self) -> usize {
+            self.started.len()
+        }
+        fn parked(&self) -> usize {
+            if self.parks {
+                self.started.len()
+            } else {
+                0
+            }
+        }
+        fn wait(&mut self) -> Vec<(RunKey, RunRecord)> {
+            self.started.pop_front().into_iter().collect()
+        }
+        fn cancelled(&self) -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn parked_runs_make_room_for_others_up_to_a_second_cap() {
+        let plan = Plan {
+            runs: (0..100)
+                .map(|n| planned(&format!("r{n}"), vec![], None))
+                .collect(),
+        };
+        for (parks, most) in [
+            (false, IN_FLIGHT_PER_JOB),
+            (true, IN_FLIGHT_PER_JOB + PARKED_PER_JOB),
+        ] {
+            let mut executor = Parking {
+                parks,
+                started: VecDeque::new(),
+                most_in_flight: 0,
+            };
+            let mut made = 0;
+            execute(
+                &[&plan],
+                Policy {
+                    jobs: 1,
+                    rerun_starved: false,
+                },
+                &AtomicBool::new(false),
+                &mut executor,
+                |progress| {
+                    if let Progress::Finished(_, Some(_)) = progress {
+                        made += 1;
+                    }
+                },
+            );
+            assert_eq!(made, 100, "every run made (parked: {parks})");
+            assert_eq!(executor.most_in_flight, most, "parked: {parks}");
+        }
     }
 }

@@ -29,6 +29,12 @@ const TERM_GRACE: Duration = Duration::from_millis(300);
 /// After the group is killed: how long to wait for EOF on the pipes and for the
 /// reap. Only a process outside the group (setsid) can hold a pipe past this.
 pub(super) const EOF_GRACE: Duration = Duration::from_millis(250);
+/// A tool blocked this long, sample after sample, is parked: it counts toward a
+/// second cap of runs in flight, not the first ([`crate::schedule`]). A second is ten samples: a tool
+/// that waits a little (a short sleep, a quick lookup) is back before it, while one
+/// that reads an open stdin or waits on a connection that is never answered stays
+/// blocked until its limit.
+pub(crate) const PARKED_AFTER: Duration = Duration::from_secs(1);
 /// Limits are clamped to this, so that adding one to the clock cannot overflow.
 const LONGEST_LIMIT: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 
@@ -217,6 +223,13 @@ impl Active {
     /// A run that only waits (an idle tool, a grace, a held pipe) does not.
     pub(super) fn busy(&self) -> bool {
         self.phase == Phase::Running && !self.demand.idle()
+    }
+
+    /// Whether the tool has been blocked for [`PARKED_AFTER`] or more as of `now`: a
+    /// read of an open stdin, a connection that is never answered. Such a run
+    /// waits for its limit, not for a CPU.
+    pub(super) fn parked(&self, now: Instant) -> bool {
+        self.phase == Phase::Running && self.demand.idle_for(now) >= PARKED_AFTER
     }
 
     /// Whether the tool's CPU use is due to be sampled.

@@ -14,6 +14,8 @@ pub(super) struct Demand {
     /// sleep or a read) since the one before: an idle tool frees its job slot.
     cpu_ticks: Option<u64>,
     idle: bool,
+    /// The sample that first found the tool idle, when every sample since has.
+    idle_since: Option<Instant>,
     next_sample: Instant,
     /// Each of the tool's threads' run delay at the last sample.
     thread_waits: HashMap<i32, u64>,
@@ -39,6 +41,7 @@ impl Demand {
             // A new process group: the tool has used no CPU yet.
             cpu_ticks: Some(0),
             idle: false,
+            idle_since: None,
             next_sample: started + cpu::FIRST_SAMPLE,
             thread_waits: HashMap::new(),
             kit_wait_at_start: kit_wait,
@@ -51,6 +54,12 @@ impl Demand {
     /// Whether the tool was blocked, not using CPU, between the last two samples.
     pub(super) fn idle(&self) -> bool {
         self.idle
+    }
+
+    /// How long the tool has been blocked, sample after sample, as of `now`.
+    pub(super) fn idle_for(&self, now: Instant) -> Duration {
+        self.idle_since
+            .map_or(Duration::ZERO, |since| now.saturating_duration_since(since))
     }
 
     /// When the tool's CPU use is next due to be sampled.
@@ -73,6 +82,11 @@ impl Demand {
                 cpu::idle(before, sample, waited)
             }
             _ => false,
+        };
+        self.idle_since = if self.idle {
+            Some(self.idle_since.unwrap_or(now))
+        } else {
+            None
         };
         for name in sample.iter().flat_map(|s| &s.names) {
             if self.processes_seen.len() < PROCESSES_KEPT && !self.processes_seen.contains(name) {

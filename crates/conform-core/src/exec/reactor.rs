@@ -97,6 +97,13 @@ impl<K> Reactor<K> {
         self.active.iter().filter(|(_, a)| a.busy()).count()
     }
 
+    /// Runs whose tool has been blocked for [`super::active::PARKED_AFTER`] or more:
+    /// in flight, but waiting for their limit rather than for a CPU.
+    pub(crate) fn parked(&self) -> usize {
+        let now = Instant::now();
+        self.active.iter().filter(|(_, a)| a.parked(now)).count()
+    }
+
     /// Whether the session was cancelled.
     pub(crate) fn cancelled(&self) -> bool {
         self.cancelled || self.session.cancel.is_cancelled()

@@ -951,6 +951,19 @@ fn a_waiting_tool_frees_its_job_slot_and_dies_with_its_reactor() {
     }
     let freed = freed.expect("the sleeping tool never freed its slot");
     assert_eq!(reactor.in_flight(), 1, "still running, only idle");
+    // Blocked sample after sample, it is parked: out of the first in-flight cap.
+    let mut parked = None;
+    while parked.is_none() && started.elapsed() < spec.limit {
+        assert!(reactor.wait().is_empty(), "the run ended while idle");
+        if reactor.parked() == 1 {
+            parked = Some(started.elapsed());
+        }
+    }
+    let parked = parked.expect("the sleeping tool was never parked");
+    assert!(
+        parked >= freed + Duration::from_millis(900),
+        "parked after {parked:?}, freed after {freed:?}"
+    );
     assert!(
         freed < spec.limit / 2,
         "freed only after {freed:?} of a {:?} limit",
