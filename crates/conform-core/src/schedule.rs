@@ -6,10 +6,10 @@
 //! working ([`Executor::busy`]): a tool blocked in a sleep or a read, or a run that
 //! only waits (a grace, a held pipe) frees its slot for the next run. Slots freed
 //! that way could start runs without end, so the runs in flight are capped too, at
-//! [`IN_FLIGHT_PER_JOB`] times `jobs`. A run whose tool has stayed blocked for
-//! a second (`PARKED_AFTER` in the executor) is parked ([`Executor::parked`]): it waits for its
-//! limit, not for a CPU, and counts toward a second cap, [`PARKED_PER_JOB`] times
-//! `jobs`, instead of the first. Sixteen git commands that read an open stdin had
+//! [`IN_FLIGHT_PER_JOB`] times `jobs`. A run whose tool has stayed blocked for a
+//! second (`PARKED_AFTER` in the executor) is parked ([`Executor::parked`]): it
+//! waits for its limit, not for a CPU, and counts toward a second cap,
+//! [`PARKED_PER_JOB`] times `jobs`, instead of the first. Sixteen git commands that read an open stdin had
 //! held the first cap for their whole 5 s limit, with both CPUs idle.
 //!
 //! A run whose outcome time decided (it hit its limit, its line N came after the
@@ -369,9 +369,8 @@ pub(crate) fn execute(
 /// parked, and the parked ones within `parked_cap` (a parked run past it counts
 /// toward `cap` again).
 fn room(executor: &impl Executor, cap: usize, parked_cap: usize) -> bool {
-    let in_flight = executor.in_flight();
-    let parked = executor.parked().min(parked_cap).min(in_flight);
-    in_flight - parked < cap
+    let parked = executor.parked().min(parked_cap);
+    executor.in_flight().saturating_sub(parked) < cap
 }
 
 /// Starts one run; a panic while starting it becomes that run's error record: the

@@ -30,11 +30,11 @@ const TERM_GRACE: Duration = Duration::from_millis(300);
 /// reap. Only a process outside the group (setsid) can hold a pipe past this.
 pub(super) const EOF_GRACE: Duration = Duration::from_millis(250);
 /// A tool blocked this long, sample after sample, is parked: it counts toward a
-/// second cap of runs in flight, not the first ([`crate::schedule`]). A second is ten samples: a tool
-/// that waits a little (a short sleep, a quick lookup) is back before it, while one
-/// that reads an open stdin or waits on a connection that is never answered stays
-/// blocked until its limit.
-pub(crate) const PARKED_AFTER: Duration = Duration::from_secs(1);
+/// second cap of runs in flight, not the first ([`crate::schedule`]). Ten samples,
+/// a second: a tool that waits a little (a short sleep, a quick lookup) is back
+/// before it, while one that reads an open stdin or waits on a connection that is
+/// never answered stays blocked until its limit.
+pub(crate) const PARKED_AFTER: Duration = cpu::SAMPLE_EVERY.saturating_mul(10);
 /// Limits are clamped to this, so that adding one to the clock cannot overflow.
 const LONGEST_LIMIT: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 

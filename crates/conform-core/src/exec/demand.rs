@@ -10,11 +10,10 @@ use super::CpuWait;
 
 /// One run's CPU account, from its start to its record.
 pub(super) struct Demand {
-    /// The group's CPU ticks at the last sample, and whether it was blocked (in a
-    /// sleep or a read) since the one before: an idle tool frees its job slot.
+    /// The group's CPU ticks at the last sample.
     cpu_ticks: Option<u64>,
-    idle: bool,
-    /// The sample that first found the tool idle, when every sample since has.
+    /// Set while the tool has been blocked (in a sleep or a read) at every sample
+    /// since this one, the first that found it so: an idle tool frees its job slot.
     idle_since: Option<Instant>,
     next_sample: Instant,
     /// Each of the tool's threads' run delay at the last sample.
@@ -40,7 +39,6 @@ impl Demand {
         Demand {
             // A new process group: the tool has used no CPU yet.
             cpu_ticks: Some(0),
-            idle: false,
             idle_since: None,
             next_sample: started + cpu::FIRST_SAMPLE,
             thread_waits: HashMap::new(),
@@ -53,7 +51,7 @@ impl Demand {
 
     /// Whether the tool was blocked, not using CPU, between the last two samples.
     pub(super) fn idle(&self) -> bool {
-        self.idle
+        self.idle_since.is_some()
     }
 
     /// How long the tool has been blocked, sample after sample, as of `now`.
@@ -75,7 +73,7 @@ impl Demand {
     /// A CPU sample of the tool's group (`None`: it could not be read, so the tool
     /// counts as busy).
     pub(super) fn sample(&mut self, sample: Option<&cpu::GroupSample>, now: Instant) {
-        self.idle = match (self.cpu_ticks, sample) {
+        let idle = match (self.cpu_ticks, sample) {
             (Some(before), Some(sample)) => {
                 let waited = cpu::wait_growth(&self.thread_waits, &sample.waits);
                 self.add_wait(&sample.waits);
@@ -83,7 +81,7 @@ impl Demand {
             }
             _ => false,
         };
-        self.idle_since = if self.idle {
+        self.idle_since = if idle {
             Some(self.idle_since.unwrap_or(now))
         } else {
             None
