@@ -1,7 +1,7 @@
 //! `conform check` without a manifest: exploration is a conformance run. The whole
-//! command tree is read from the help texts (groups descended into, to
-//! [`MAX_DEPTH`] words), and every command whose name is not destructive becomes a
-//! read probe, whatever its exploration run showed: a command that prompts, opens a
+//! command tree is read from the help texts (groups descended into, within
+//! [`MAX_HELP_CALLS`] and [`MAX_DEPTH`] words), and every command whose name is not
+//! destructive becomes a read probe (within [`MAX_PROBES`]), whatever its exploration run showed: a command that prompts, opens a
 //! browser, hangs or goes for the network is judged by the checks that read such
 //! runs, not dropped. A command that mutates (by its name, or by the state it wrote
 //! in its fresh HOME) is a check-only probe: judged in `conform check`'s hermetic
@@ -24,14 +24,24 @@ use super::usage::program_name;
 use crate::init::tool::{Explored, Tool};
 use crate::init::{probe, Body, Census, Failure, Warning, UNKNOWN_FLAG};
 
-/// How deep the command tree is read: `tool a b c`.
-pub(crate) const MAX_DEPTH: usize = 3;
+/// How deep the command tree is read at most: twilio's API commands are four to
+/// six words deep (`api core calls recordings list`). The budgets below bound the
+/// walk; this only ends a tree whose groups list each other.
+pub(crate) const MAX_DEPTH: usize = 6;
 
 /// How many help calls exploration makes in all. The largest trees read whole so
 /// far (vercel's 435 commands, heroku's 359) stay within it; awscli's 437
 /// services and their thousands of operations do not, and the commands past it
 /// are left out, those an agent calls first read before the rest (see [`rank`]).
 pub(crate) const MAX_HELP_CALLS: usize = 500;
+
+/// How many commands exploration runs as probes. Each is run some fifteen ways by
+/// the checks, and a tree generated from an API (twilio's hundreds of `api ...
+/// list` and `fetch`) would otherwise cost hours of runs of a Node process that
+/// show the same behaviour again. The largest trees probed whole so far (vercel's
+/// 157, wrangler's 148) stay within it; past it, the same order as the help calls'
+/// budget keeps the commands an agent calls first and one of each group.
+pub(crate) const MAX_PROBES: usize = 200;
 
 /// What exploration may do.
 #[derive(Debug, Clone, Default)]
@@ -75,7 +85,7 @@ pub(crate) fn explore(
     body.lists_subcommands = !entries.is_empty() || !lists_no_subcommands(&root, program);
 
     let mut census = Census::default();
-    let mut candidates: Vec<(Vec<String>, CheckOnly)> = Vec::new();
+    let mut candidates: Vec<Candidate> = Vec::new();
     let mut destructive: Vec<(Vec<String>, String)> = Vec::new();
     // A complete listing and a group's help name the same command: once each.
     let mut seen: Vec<Vec<String>> = Vec::new();
@@ -95,7 +105,7 @@ pub(crate) fn explore(
             }
             asked.push(command);
         }
-        for command in within_budget(&mut asked, budget) {
+        for command in within_budget(&mut asked, budget, |c| c) {
             census.left_out(
                 &command.shown(),
                 format!("past exploration's budget of {MAX_HELP_CALLS} help calls, which reads the commands an agent calls first (whoami, status, config, list, get) before the rest"),
@@ -128,8 +138,7 @@ pub(crate) fn explore(
                     continue;
                 }
                 Err(_) => {
-                    let only = CheckOnly::by_name(command.class);
-                    candidates.push((command.path, only));
+                    candidates.push(Candidate::bare(command));
                     continue;
                 }
             };
@@ -173,9 +182,7 @@ pub(crate) fn explore(
                 }
             } else {
                 match (required, page.operands) {
-                    (Some(false), _) => {
-                        candidates.push((command.path.clone(), CheckOnly::by_name(command.class)))
-                    }
+                    (Some(false), _) => candidates.push(Candidate::bare(command.clone())),
                     // `keys set NAME`: a made-up name shows whether it prompts,
                     // opens an editor or hangs, which a command is whatever value
                     // it is given.
@@ -186,7 +193,11 @@ pub(crate) fn explore(
                             .cloned()
                             .chain(std::iter::repeat_n(MADE_UP_OPERAND.to_string(), n))
                             .collect();
-                        candidates.push((argv, CheckOnly::MadeUpOperand));
+                        candidates.push(Candidate {
+                            command: command.clone(),
+                            argv,
+                            only: CheckOnly::MadeUpOperand,
+                        });
                     }
                     (Some(true), _) => census.left_out(
                         &shown,
@@ -205,7 +216,13 @@ pub(crate) fn explore(
         level = next;
     }
 
-    let argvs: Vec<Vec<String>> = candidates.iter().map(|(argv, _)| argv.clone()).collect();
+    for candidate in within_budget(&mut candidates, MAX_PROBES, |c| &c.command) {
+        census.left_out(
+            &candidate.argv.join(" "),
+            format!("past exploration's budget of {MAX_PROBES} probes, which runs the commands an agent calls first and one of each group before the rest"),
+        );
+    }
+    let argvs: Vec<Vec<String>> = candidates.iter().map(|c| c.argv.clone()).collect();
     let mut runs = tool.explore(&argvs);
     let own = tool_state(&runs);
     if !own.is_empty() {
@@ -224,7 +241,7 @@ pub(crate) fn explore(
     let mut finished = Vec::new();
     let mut unfinished = Vec::new();
     let mut check_only = Vec::new();
-    for ((argv, only), run) in candidates.into_iter().zip(runs) {
+    for (Candidate { argv, only, .. }, run) in candidates.into_iter().zip(runs) {
         let shown = argv.join(" ");
         if let Some(error) = run.error {
             census.left_out(&shown, format!("it could not be run: {error}"));
@@ -357,17 +374,18 @@ fn found(parent: &[String], entry: &HelpEntry) -> Found {
     }
 }
 
-/// Keeps in `asked` the `budget` commands read first, in their order, and returns
-/// the others: by [`rank`], then one command of each group before a second of
-/// any, then in listed order.
-fn within_budget(asked: &mut Vec<Found>, budget: usize) -> Vec<Found> {
+/// Keeps in `asked` the `budget` commands taken first, in their order, and
+/// returns the others: by [`rank`], then one command of each group before a
+/// second of any, then in listed order. `command` is what each item is of.
+fn within_budget<T>(asked: &mut Vec<T>, budget: usize, command: impl Fn(&T) -> &Found) -> Vec<T> {
     if asked.len() <= budget {
         return Vec::new();
     }
     // (rank, how many of that rank its group had before it, listed order)
     let mut seen: std::collections::HashMap<(&[String], u8), usize> = Default::default();
     let mut keys: Vec<(u8, usize, usize)> = Vec::with_capacity(asked.len());
-    for (at, command) in asked.iter().enumerate() {
+    for (at, item) in asked.iter().enumerate() {
+        let command = command(item);
         let last = command.path.last().map_or("", String::as_str);
         let rank = rank(last, command.class);
         let parent = &command.path[..command.path.len().saturating_sub(1)];
@@ -453,6 +471,25 @@ fn preview_flag(page: &HelpPage) -> Option<String> {
 /// The value given to a command's required operands, and how many it may need.
 const MADE_UP_OPERAND: &str = "conform-probe";
 const MADE_UP_OPERANDS: usize = 2;
+
+/// A command to make an exploration run of, and a probe of when it may be one.
+struct Candidate {
+    command: Found,
+    /// The command's path, with made-up operands when it needs them.
+    argv: Vec<String>,
+    only: CheckOnly,
+}
+
+impl Candidate {
+    /// The command run as it is, check-only when its name says it mutates.
+    fn bare(command: Found) -> Candidate {
+        Candidate {
+            argv: command.path.clone(),
+            only: CheckOnly::by_name(command.class),
+            command,
+        }
+    }
+}
 
 /// Why a candidate is probed only under `conform check`, never saved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -779,6 +816,62 @@ mod tests {
     }
 
     #[test]
+    fn an_api_tree_is_read_four_words_deep_and_probed_within_the_budget() {
+        // twilio's shape: `api SERVICE RESOURCE ACTION`, every group needing a
+        // subcommand; 3 x 30 resources x 3 actions is 270 commands to probe.
+        let mut help = vec![(
+            String::new(),
+            "Usage: t <command>\n\nCommands:\n  api  Every API\n".to_string(),
+        )];
+        let group = |path: &str, subs: &[String]| {
+            let mut text = format!("Usage: t {path} <command>\n\nCommands:\n");
+            for sub in subs {
+                text.push_str(&format!("  {sub}  the {sub}\n"));
+            }
+            (path.to_string(), text)
+        };
+        let services: Vec<String> = (1..=3).map(|n| format!("svc{n}")).collect();
+        let resources: Vec<String> = (1..=30).map(|n| format!("res{n:02}")).collect();
+        let actions: Vec<String> = ["create", "get", "list"].map(String::from).to_vec();
+        help.push(group("api", &services));
+        for service in &services {
+            help.push(group(&format!("api {service}"), &resources));
+            for resource in &resources {
+                help.push(group(&format!("api {service} {resource}"), &actions));
+                for action in &actions {
+                    let path = format!("api {service} {resource} {action}");
+                    help.push((path.clone(), format!("Usage: t {path} [options]\n")));
+                }
+            }
+        }
+        let help: Vec<(&str, &str)> = help.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let mut tool = Canned::with(&help);
+        let body = explore(&mut tool, "t", &Settings::default()).expect("explored");
+        let census = body.census.as_ref().expect("a census");
+        // Every read of the deepest level is probed; the budget keeps 20 of the 90
+        // commands whose names say they mutate, one per resource in listed order.
+        let reads = probes(&body, "read");
+        assert_eq!(reads.len(), 180, "{reads:?}");
+        assert!(reads.contains(&"api svc3 res30 list".to_string()));
+        assert!(reads.contains(&"api svc3 res30 get".to_string()));
+        assert_eq!(body.check_only.len(), 20);
+        assert_eq!(census.probed.len(), MAX_PROBES);
+        let past: Vec<&str> = census
+            .left
+            .iter()
+            .filter(|l| {
+                l.reason
+                    .starts_with("past exploration's budget of 200 probes")
+            })
+            .map(|l| l.command.as_str())
+            .collect();
+        assert_eq!(past.len(), 70, "{past:?}");
+        assert!(past.iter().all(|c| c.ends_with(" create")), "{past:?}");
+        assert!(!past.contains(&"api svc1 res01 create"));
+        assert!(left_out(&body, "api svc1 res01").is_none());
+    }
+
+    #[test]
     fn a_required_operand_is_made_up_and_the_probe_is_never_saved() {
         let mut tool = Canned::with(&[
             (
@@ -818,7 +911,7 @@ mod tests {
             command(&["storage", "list-buckets"]),
             command(&["storage", "get-bucket"]),
         ];
-        let left = within_budget(&mut asked, 4);
+        let left = within_budget(&mut asked, 4, |c| c);
         let shown = |commands: &[Found]| commands.iter().map(Found::shown).collect::<Vec<_>>();
         // The whoami of the tool first (not a command that changes an identity),
         // then one read of each service before a second read of any; what is kept
@@ -842,7 +935,7 @@ mod tests {
             ]
         );
         let mut few = vec![command(&["compute", "create-instance"])];
-        assert!(within_budget(&mut few, 4).is_empty());
+        assert!(within_budget(&mut few, 4, |c| c).is_empty());
         assert_eq!(few.len(), 1);
     }
 
