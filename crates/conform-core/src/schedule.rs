@@ -9,8 +9,9 @@
 //! [`IN_FLIGHT_PER_JOB`] times `jobs`. A run whose tool has stayed blocked for a
 //! second (`PARKED_AFTER` in the executor) is parked ([`Executor::parked`]): it
 //! waits for its limit, not for a CPU, and counts toward a second cap,
-//! [`PARKED_PER_JOB`] times `jobs`, instead of the first. Sixteen git commands that read an open stdin had
-//! held the first cap for their whole 5 s limit, with both CPUs idle.
+//! [`PARKED_PER_JOB`] times `jobs`, instead of the first. Sixteen git commands
+//! that read an open stdin had held the first cap for their whole 5 s limit, with
+//! both CPUs idle.
 //!
 //! A run whose outcome time decided (it hit its limit, its line N came after the
 //! exit, a pipe was held past the grace) while the machine kept it from the CPU

@@ -1,9 +1,9 @@
 //! `conform check` without a manifest: exploration is a conformance run. The whole
 //! command tree is read from the help texts (groups descended into, within
 //! [`MAX_HELP_CALLS`] and [`MAX_DEPTH`] words), and every command whose name is not
-//! destructive becomes a read probe (within [`MAX_PROBES`]), whatever its exploration run showed: a command that prompts, opens a
-//! browser, hangs or goes for the network is judged by the checks that read such
-//! runs, not dropped. A command that mutates (by its name, or by the state it wrote
+//! destructive becomes a read probe (within [`MAX_PROBES`]), whatever its
+//! exploration run showed: a command that prompts, opens a browser, hangs or goes
+//! for the network is judged by the checks that read such runs, not dropped. A command that mutates (by its name, or by the state it wrote
 //! in its fresh HOME) is a check-only probe: judged in `conform check`'s hermetic
 //! runs, never saved. Only what cannot be run safely is left out, each with why: a
 //! required argument, a destructive name (without `--allow-destructive`), a
@@ -138,7 +138,7 @@ pub(crate) fn explore(
                     continue;
                 }
                 Err(_) => {
-                    candidates.push(Candidate::bare(command));
+                    candidates.push(Candidate::new(command, 0));
                     continue;
                 }
             };
@@ -182,22 +182,12 @@ pub(crate) fn explore(
                 }
             } else {
                 match (required, page.operands) {
-                    (Some(false), _) => candidates.push(Candidate::bare(command.clone())),
+                    (Some(false), _) => candidates.push(Candidate::new(command.clone(), 0)),
                     // `keys set NAME`: a made-up name shows whether it prompts,
                     // opens an editor or hangs, which a command is whatever value
                     // it is given.
                     (Some(true), Some(n @ 1..=MADE_UP_OPERANDS)) => {
-                        let argv = command
-                            .path
-                            .iter()
-                            .cloned()
-                            .chain(std::iter::repeat_n(MADE_UP_OPERAND.to_string(), n))
-                            .collect();
-                        candidates.push(Candidate {
-                            command: command.clone(),
-                            argv,
-                            only: CheckOnly::MadeUpOperand,
-                        });
+                        candidates.push(Candidate::new(command.clone(), n))
                     }
                     (Some(true), _) => census.left_out(
                         &shown,
@@ -475,18 +465,30 @@ const MADE_UP_OPERANDS: usize = 2;
 /// A command to make an exploration run of, and a probe of when it may be one.
 struct Candidate {
     command: Found,
-    /// The command's path, with made-up operands when it needs them.
+    /// The command's path, then [`MADE_UP_OPERAND`] for each operand it needs.
     argv: Vec<String>,
     only: CheckOnly,
 }
 
 impl Candidate {
-    /// The command run as it is, check-only when its name says it mutates.
-    fn bare(command: Found) -> Candidate {
+    /// `command` given `operands` made-up operands: check-only when there are any,
+    /// or when its name says it mutates.
+    fn new(command: Found, operands: usize) -> Candidate {
+        let only = if operands > 0 {
+            CheckOnly::MadeUpOperand
+        } else {
+            CheckOnly::by_name(command.class)
+        };
+        let argv = command
+            .path
+            .iter()
+            .cloned()
+            .chain(std::iter::repeat_n(MADE_UP_OPERAND.to_string(), operands))
+            .collect();
         Candidate {
-            argv: command.path.clone(),
-            only: CheckOnly::by_name(command.class),
             command,
+            argv,
+            only,
         }
     }
 }
