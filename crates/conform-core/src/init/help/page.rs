@@ -70,9 +70,12 @@ pub(super) fn read_page(help: &str, path: &[&str]) -> HelpPage {
             add(&mut entries, sub);
         }
     }
+    // oclif with spaced topics lists `api core list` and writes its usage as
+    // `$ twilio api:core:list`: the usage line names the command either way.
+    let joined = path.get(1..).unwrap_or_default().join(":");
     let forms: Vec<Form> = usage_forms(help, program)
         .iter()
-        .filter_map(|form| read_form(form, name, &entries))
+        .filter_map(|form| read_form(form, name, &joined, &entries))
         .collect();
     let needs_subcommand = !forms.is_empty() && forms.iter().all(|f| f.needs_subcommand);
     let requires_argument = (!forms.is_empty()).then(|| forms.iter().all(|f| f.requires_argument));
@@ -116,12 +119,13 @@ struct Form {
     operands: Option<usize>,
 }
 
-/// Reads a usage line that names `name`; `None` when it does not.
-fn read_form(form: &str, name: &str, entries: &[HelpEntry]) -> Option<Form> {
+/// Reads a usage line that names the command, as `name` or as its whole path
+/// `joined` with colons; `None` when it does not.
+fn read_form(form: &str, name: &str, joined: &str, entries: &[HelpEntry]) -> Option<Form> {
     let words = tokens(form);
     let at = words
         .iter()
-        .rposition(|w| w == name || is_topic_placeholder(w, name))?;
+        .rposition(|w| w == name || w == joined || is_topic_placeholder(w, name))?;
     if is_topic_placeholder(&words[at], name) {
         // oclif: `$ herd config:COMMAND`.
         return Some(Form {

@@ -374,6 +374,43 @@ fn oclif_topics_and_topic_commands() {
 }
 
 #[test]
+fn oclif_spaced_topics_with_colon_usage_lines() {
+    // twilio lists `api core numbers list` but writes its usage with colons.
+    let group = ["relay", "api", "core", "numbers"];
+    let numbers = read_page(fixture!("oclif-spaced-relay-numbers.txt"), &group);
+    assert_eq!(names(&numbers.entries), ["fetch", "list"]);
+    assert_eq!(path(&numbers, "list"), ["api", "core", "numbers", "list"]);
+    assert!(
+        numbers.needs_subcommand,
+        "`$ relay api core numbers COMMAND`"
+    );
+
+    let list = read_page(
+        fixture!("oclif-spaced-relay-numbers-list.txt"),
+        &["relay", "api", "core", "numbers", "list"],
+    );
+    assert_eq!(
+        list.requires_argument,
+        Some(false),
+        "named as api:core:numbers:list"
+    );
+    assert!(!list.needs_subcommand);
+    let fetch = read_page(
+        fixture!("oclif-spaced-relay-numbers-fetch.txt"),
+        &["relay", "api", "core", "numbers", "fetch"],
+    );
+    assert_eq!(
+        fetch.requires_argument,
+        Some(true),
+        "`--sid <value>` is required"
+    );
+    assert_eq!(
+        fetch.operands, None,
+        "a required flag is no operand to make up"
+    );
+}
+
+#[test]
 fn vercel_marked_usage_titled_groups_and_piped_aliases() {
     // Help on stderr after a banner and notices; `▲ vercel ...` is the usage line.
     let text = fixture!("vercel.txt");
