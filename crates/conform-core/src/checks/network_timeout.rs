@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::support::proxy::{asks_for_versions, hosts};
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
+use crate::exec::ProxyRequest;
 use crate::plan::RunKind;
 use crate::profile::ProbeKind;
 
@@ -31,7 +32,7 @@ const NETWORK_CODES: [&str; 3] = ["TIMEOUT", "NETWORK", "UNREACHABLE"];
 
 fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::NetworkTimeout);
-    let mut update_checks_only = 0;
+    let mut incidental_only = 0;
     for run in ctx.declared_runs() {
         let reached = !run.record.proxy_requests.is_empty();
         if run.planned.role.kind == RunKind::Closed {
@@ -59,11 +60,12 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         if !reached {
             continue; // it never went for the network: nothing to judge
         }
-        // Ended on its own, and asked only whether a newer version exists (netlify's
-        // update notifier, beside a command that needs no network): that
-        // connection is no_self_update's, not a network wait of the command's.
-        if run.record.proxy_requests.iter().all(asks_for_versions) {
-            update_checks_only += 1;
+        // Ended on its own, and only asked whether a newer version exists (an
+        // update notifier beside a command that needs no network; no_self_update
+        // judges it) or opened connections it closed unused (netlify opens one as
+        // it exits): the command waited on no answer.
+        if run.record.proxy_requests.iter().all(waits_on_nothing) {
+            incidental_only += 1;
             continue;
         }
         outcome.runs_checked += 1;
@@ -86,12 +88,12 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         }
     }
     if outcome.runs_checked == 0 && outcome.failures.is_empty() {
-        outcome.skip(if update_checks_only > 0 {
+        outcome.skip(if incidental_only > 0 {
             format!(
-                "the {update_checks_only} read-probe black-hole run(s) that reached the \
-                 listener asked only whether a newer version exists, and ended on their \
-                 own: no_self_update judges that; no probed command went for the \
-                 network itself"
+                "the {incidental_only} read-probe black-hole run(s) that reached the \
+                 listener ended on their own, and only asked whether a newer version \
+                 exists (no_self_update judges that) or closed their connections before \
+                 any request: no probed command waited on the network"
             )
         } else {
             "no read probe's black-hole run reached the listener: no probed command went \
@@ -100,6 +102,12 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         });
     }
     outcome
+}
+
+/// A connection no answer was awaited on: an update lookup, whose wait is
+/// `no_self_update`'s, or one closed before it carried a request.
+fn waits_on_nothing(request: &ProxyRequest) -> bool {
+    request.unsent || asks_for_versions(request)
 }
 
 /// The detail of a black-hole run that the kit killed at its limit.
@@ -173,6 +181,7 @@ mod tests {
             host: Some(host.into()),
             port: Some(443),
             path: None,
+            unsent: false,
             at: Duration::from_millis(3),
         }
     }
@@ -220,7 +229,7 @@ mod tests {
         assert_eq!(outcome.status(), Status::Skip, "{:?}", outcome.failures);
         let reason = outcome.skipped_reason.unwrap_or_default();
         assert!(
-            reason.contains("asked only whether a newer version exists"),
+            reason.contains("only asked whether a newer version exists"),
             "{reason}"
         );
         // Beside a connection of its own, it is judged as before.
@@ -238,6 +247,51 @@ mod tests {
     }
 
     #[test]
+    fn a_connection_closed_before_any_request_is_no_network_wait() {
+        // netlify opens a connection as it exits and sends nothing on it.
+        let unsent = ProxyRequest {
+            host: None,
+            port: None,
+            path: None,
+            unsent: true,
+            at: Duration::from_millis(3),
+        };
+        let outcome = judged(|record| {
+            record.proxy_requests = vec![unsent.clone()];
+            record.exit = Exit::Code(0);
+        });
+        assert_eq!(outcome.status(), Status::Skip, "{:?}", outcome.failures);
+        let reason = outcome.skipped_reason.unwrap_or_default();
+        assert!(
+            reason.contains("closed their connections before any request"),
+            "{reason}"
+        );
+        // Beside a request of its own, the exit is judged, and the evidence names both.
+        let outcome = judged(|record| {
+            record.proxy_requests = vec![unsent.clone(), connect("api.example")];
+            record.exit = Exit::Code(0);
+        });
+        assert_eq!(outcome.status(), Status::Fail);
+        let detail = &outcome.failures[0].detail;
+        assert!(
+            detail.contains(
+                "it asked for a connection closed before any request, api.example:443 and exited 0"
+            ),
+            "{detail}"
+        );
+        // A silent connection still open at the end is not one given up on.
+        let outcome = judged(|record| {
+            record.proxy_requests = vec![ProxyRequest {
+                unsent: false,
+                ..unsent.clone()
+            }];
+            record.exit = Exit::Code(0);
+        });
+        assert_eq!(outcome.status(), Status::Fail);
+        assert!(outcome.failures[0].detail.contains("an unreadable request"));
+    }
+
+    #[test]
     fn a_run_held_until_the_limit_names_the_hosts_and_says_an_agent_would_wait_forever() {
         let outcome = judged(|record| {
             record.proxy_requests = vec![
@@ -247,6 +301,7 @@ mod tests {
                     host: Some("telemetry.example".into()),
                     port: Some(80),
                     path: Some("/v1/ping".into()),
+                    unsent: false,
                     at: Duration::from_millis(9),
                 },
             ];

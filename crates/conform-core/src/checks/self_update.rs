@@ -264,6 +264,7 @@ mod tests {
             host: Some(host.into()),
             port: Some(443),
             path: path.map(String::from),
+            unsent: false,
             at: Duration::from_millis(5),
         }
     }

@@ -276,6 +276,7 @@ fn network_timeout_skips_when_no_black_hole_run_reached_the_listener() {
                 host: Some("registry.example".into()),
                 port: Some(443),
                 path: None,
+                unsent: false,
                 at: std::time::Duration::ZERO,
             }];
             record.exit = Exit::Code(10);

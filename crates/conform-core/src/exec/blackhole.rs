@@ -136,6 +136,10 @@ pub(crate) struct ProxyRequest {
     pub port: Option<u16>,
     /// The path of a plain request (with its query); a `CONNECT` shows none.
     pub path: Option<String>,
+    /// The client closed the connection before it sent a byte: it gave up on it
+    /// (netlify opens one as it exits) and waited for no answer.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unsent: bool,
     /// When the connection was taken, from the start of the run.
     #[serde(rename = "at_ms", serialize_with = "millis")]
     pub at: Duration,
@@ -153,6 +157,8 @@ struct Peer {
     at: Duration,
     /// Still waiting for the end of the head (and so polled).
     reading: bool,
+    /// The client closed its end.
+    closed: bool,
 }
 
 impl Peer {
@@ -166,7 +172,10 @@ impl Peer {
                 break;
             };
             match self.stream.read(buf) {
-                Ok(0) => self.reading = false,
+                Ok(0) => {
+                    self.reading = false;
+                    self.closed = true;
+                }
                 Ok(n) => {
                     self.head
                         .extend_from_slice(buf.get(..n).unwrap_or_default());
@@ -187,6 +196,7 @@ impl Peer {
             host,
             port,
             path,
+            unsent: self.closed && self.head.is_empty(),
             at: self.at,
         }
     }
@@ -242,6 +252,7 @@ impl Recorder {
                         head: Vec::new(),
                         at,
                         reading,
+                        closed: false,
                     };
                     peer.read();
                     self.peers.push(peer);
@@ -475,5 +486,25 @@ mod recording {
             "{requests:?}"
         );
         assert!(requests.iter().all(|r| r.at <= started.elapsed()));
+        assert!(requests.iter().all(|r| !r.unsent), "{requests:?}");
+    }
+
+    #[test]
+    fn a_connection_closed_before_any_request_is_recorded_as_unsent() {
+        let started = Instant::now();
+        let recorder = Recorder::new(BlackHole::bind().expect("bind"), started);
+        let port = recorder.hole.port();
+        // Open and still silent at the end: a client that may yet send (a detached
+        // worker), not one that gave up.
+        let _silent = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        drop(TcpStream::connect(("127.0.0.1", port)).expect("connect"));
+        let mut sent = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        sent.write_all(b"CONNECT api.example:443 HTTP/1.1\r\n")
+            .expect("write");
+        drop(sent);
+        let requests = recorder.finish();
+        let unsent: Vec<bool> = requests.iter().map(|r| r.unsent).collect();
+        assert_eq!(unsent, [false, true, false], "{requests:?}");
+        assert_eq!(requests[2].host.as_deref(), Some("api.example"));
     }
 }

@@ -222,6 +222,7 @@ fn run_facts(r: &Value) -> RunFacts {
                 host: request["host"].as_str().map(String::from),
                 port: request["port"].as_u64().and_then(|n| u16::try_from(n).ok()),
                 path: request["path"].as_str().map(String::from),
+                unsent: request["unsent"].as_bool().unwrap_or(false),
                 at: Duration::from_millis(count(&request["at_ms"])),
             })
             .collect(),

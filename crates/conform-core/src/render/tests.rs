@@ -686,12 +686,14 @@ fn a_json_report_read_back_writes_the_same_report() {
             host: Some("api.example.com".into()),
             port: Some(443),
             path: None,
+            unsent: false,
             at: Duration::from_millis(7),
         },
         ProxyRequest {
             host: None,
             port: None,
             path: None,
+            unsent: false,
             at: Duration::from_millis(9),
         },
     ];

@@ -6,12 +6,14 @@ use std::fmt::Write as _;
 use crate::exec::ProxyRequest;
 
 /// The hosts the connections asked for, each once, in the order they came:
-/// `registry.example:443`, `pypi.org:80/pypi/x/json`, or `an unreadable request`.
+/// `registry.example:443`, `pypi.org:80/pypi/x/json`, `an unreadable request`, or
+/// `a connection closed before any request`.
 pub(crate) fn hosts(requests: &[ProxyRequest]) -> String {
     let mut shown: Vec<String> = Vec::new();
     for request in requests {
         let mut one = match &request.host {
             Some(host) => host.clone(),
+            None if request.unsent => "a connection closed before any request".to_string(),
             None => "an unreadable request".to_string(),
         };
         if let (Some(_), Some(port)) = (&request.host, request.port) {
@@ -65,6 +67,7 @@ mod tests {
             host: Some(host.into()),
             port: Some(443),
             path: path.map(String::from),
+            unsent: false,
             at: Duration::ZERO,
         }
     }
@@ -104,6 +107,7 @@ mod tests {
             host: None,
             port: None,
             path: None,
+            unsent: false,
             at: Duration::ZERO,
         };
         let requests = [
