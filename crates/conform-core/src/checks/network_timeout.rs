@@ -120,6 +120,20 @@ fn waited_forever(run: &Judged<'_>) -> String {
              process group"
         );
     }
+    if run
+        .record
+        .proxy_requests
+        .iter()
+        .all(|request| request.unsent)
+    {
+        // netlify's recipes:list: its one connection closed at once, then it hung.
+        return format!(
+            "with every proxy at a listener that never answers, it closed its \
+             connection before sending a request and then did not exit within the \
+             {limit}s limit; the kit killed its process group: an agent behind a proxy \
+             that does not answer would have waited forever"
+        );
+    }
     format!(
         "with every proxy at a listener that never answers, it waited on {} until \
          conform's limit of {limit}s and the kit killed it: an agent would have waited \
@@ -289,6 +303,18 @@ mod tests {
         });
         assert_eq!(outcome.status(), Status::Fail);
         assert!(outcome.failures[0].detail.contains("an unreadable request"));
+        // Held until the limit after giving its connection up, it still fails.
+        let outcome = judged(|record| {
+            record.proxy_requests = vec![unsent.clone()];
+            record.timed_out = true;
+            record.exit = Exit::Unknown;
+        });
+        assert_eq!(outcome.status(), Status::Fail);
+        let detail = &outcome.failures[0].detail;
+        assert!(
+            detail.contains("closed its connection before sending a request and then did not exit"),
+            "{detail}"
+        );
     }
 
     #[test]
