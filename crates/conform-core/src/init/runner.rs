@@ -421,7 +421,7 @@ impl Runner {
             let argv = with_flag(args, flag);
             let record = self.run(&argv, Mode::Look);
             let network = self.hole.take_connections() > 0;
-            if network {
+            if network && !printed_help(&record, program) {
                 let again = self.run(&argv, Mode::LookRefused);
                 if let Some(text) = offline_help(&again, program) {
                     return Ok(text);
@@ -484,10 +484,15 @@ impl Runner {
                 .map(|argv| self.spec(argv, Mode::Look, true))
                 .collect();
             let records = self.run_all(&specs);
-            // A call that went for the network is made again with the network
-            // refused: its help, when it prints one then, is the help.
+            // A call that went for the network and printed no help is made again
+            // with the network refused: its help, when it prints one then, is the
+            // help. One that printed its help anyway (twilio's update check runs
+            // beside every call) is not made twice.
             let phoned: Vec<usize> = (0..records.len())
-                .filter(|&n| records[n].proxy_connections.unwrap_or(0) > 0)
+                .filter(|&n| {
+                    records[n].proxy_connections.unwrap_or(0) > 0
+                        && !printed_help(&records[n], program)
+                })
                 .collect();
             let again_specs: Vec<RunSpec> = phoned
                 .iter()
@@ -756,6 +761,17 @@ impl Tool for Runner {
     }
 }
 
+/// Whether a call printed its help in time, whatever else it did (as
+/// [`Runner::read_help`] takes it): then a connection it made cost no help.
+fn printed_help(record: &RunRecord, program: &str) -> bool {
+    record.error.is_none()
+        && !record.timed_out
+        && [&record.stdout.bytes, &record.stderr.bytes]
+            .into_iter()
+            .map(|bytes| help::clean(bytes))
+            .any(|text| help::looks_like_help(&text, program) && !help::is_man_page(&text))
+}
+
 /// The help a call made with the network refused printed: it exited 0 in time
 /// and its stdout or stderr reads as help.
 fn offline_help(record: &RunRecord, program: &str) -> Option<String> {
@@ -874,5 +890,44 @@ fn excerpt(stderr: &[u8]) -> String {
     match text.lines().find(|l| !l.trim().is_empty()) {
         Some(line) => format!(": {}", line.trim().chars().take(200).collect::<String>()),
         None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::{self, RunSpec};
+
+    fn call(stdout: &str, timed_out: bool) -> RunRecord {
+        let spec = RunSpec {
+            program: PathBuf::from("relay"),
+            args: vec!["--help".into()],
+            cwd: PathBuf::from("."),
+            env_set: Vec::new(),
+            stdin: StdinMode::Closed,
+            limit: Duration::from_secs(5),
+            capture_limit: exec::DEFAULT_CAPTURE_LIMIT,
+            stream: false,
+            trigger: None,
+            output: exec::Output::Pipes,
+            sandbox: None,
+            network: exec::Network::Inherited,
+            env_remove: Vec::new(),
+        };
+        let mut record = RunRecord::new(&spec);
+        record.stdout.bytes = stdout.as_bytes().to_vec();
+        record.timed_out = timed_out;
+        record.proxy_connections = Some(1);
+        record
+    }
+
+    #[test]
+    fn a_help_call_that_phoned_home_is_made_again_only_when_it_printed_no_help() {
+        let help = "Send messages\n\nUSAGE\n  $ relay messages list [-o json]\n";
+        // twilio: its update check connects beside a help printed in time.
+        assert!(printed_help(&call(help, false), "relay"));
+        // Held at its connection until the limit, or nothing that reads as help.
+        assert!(!printed_help(&call(help, true), "relay"));
+        assert!(!printed_help(&call("Checking for updates...\n", false), "relay"));
     }
 }
