@@ -928,6 +928,9 @@ mod tests {
         assert!(printed_help(&call(help, false), "relay"));
         // Held at its connection until the limit, or nothing that reads as help.
         assert!(!printed_help(&call(help, true), "relay"));
-        assert!(!printed_help(&call("Checking for updates...\n", false), "relay"));
+        assert!(!printed_help(
+            &call("Checking for updates...\n", false),
+            "relay"
+        ));
     }
 }
