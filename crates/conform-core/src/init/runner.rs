@@ -421,7 +421,7 @@ impl Runner {
             let argv = with_flag(args, flag);
             let record = self.run(&argv, Mode::Look);
             let network = self.hole.take_connections() > 0;
-            if network && !printed_help(&record, program) {
+            if network && printed_help(&record, program).is_none() {
                 let again = self.run(&argv, Mode::LookRefused);
                 if let Some(text) = offline_help(&again, program) {
                     return Ok(text);
@@ -491,7 +491,7 @@ impl Runner {
             let phoned: Vec<usize> = (0..records.len())
                 .filter(|&n| {
                     records[n].proxy_connections.unwrap_or(0) > 0
-                        && !printed_help(&records[n], program)
+                        && printed_help(&records[n], program).is_none()
                 })
                 .collect();
             let again_specs: Vec<RunSpec> = phoned
@@ -761,21 +761,11 @@ impl Tool for Runner {
     }
 }
 
-/// Whether a call printed its help in time, whatever else it did (as
-/// [`Runner::read_help`] takes it): then a connection it made cost no help.
-fn printed_help(record: &RunRecord, program: &str) -> bool {
-    record.error.is_none()
-        && !record.timed_out
-        && [&record.stdout.bytes, &record.stderr.bytes]
-            .into_iter()
-            .map(|bytes| help::clean(bytes))
-            .any(|text| help::looks_like_help(&text, program) && !help::is_man_page(&text))
-}
-
-/// The help a call made with the network refused printed: it exited 0 in time
-/// and its stdout or stderr reads as help.
-fn offline_help(record: &RunRecord, program: &str) -> Option<String> {
-    if record.error.is_some() || record.timed_out || record.exit_code() != Some(0) {
+/// The help a call printed in time, whatever else it did (as
+/// [`Runner::read_help`] takes it): a call that printed one lost no help to a
+/// connection it made.
+fn printed_help(record: &RunRecord, program: &str) -> Option<String> {
+    if record.error.is_some() || record.timed_out {
         return None;
     }
     [
@@ -784,6 +774,14 @@ fn offline_help(record: &RunRecord, program: &str) -> Option<String> {
     ]
     .into_iter()
     .find(|text| help::looks_like_help(text, program) && !help::is_man_page(text))
+}
+
+/// The help a call made with the network refused printed: it exited 0 in time
+/// and its stdout or stderr reads as help.
+fn offline_help(record: &RunRecord, program: &str) -> Option<String> {
+    (record.exit_code() == Some(0))
+        .then(|| printed_help(record, program))
+        .flatten()
 }
 
 /// What a help call showed.
@@ -925,12 +923,9 @@ mod tests {
     fn a_help_call_that_phoned_home_is_made_again_only_when_it_printed_no_help() {
         let help = "Send messages\n\nUSAGE\n  $ relay messages list [-o json]\n";
         // twilio: its update check connects beside a help printed in time.
-        assert!(printed_help(&call(help, false), "relay"));
+        assert!(printed_help(&call(help, false), "relay").is_some());
         // Held at its connection until the limit, or nothing that reads as help.
-        assert!(!printed_help(&call(help, true), "relay"));
-        assert!(!printed_help(
-            &call("Checking for updates...\n", false),
-            "relay"
-        ));
+        assert!(printed_help(&call(help, true), "relay").is_none());
+        assert!(printed_help(&call("Checking for updates...\n", false), "relay").is_none());
     }
 }
