@@ -127,6 +127,9 @@ pub(crate) trait Executor {
     fn wait(&mut self) -> Vec<(RunKey, RunRecord)>;
     /// The suite was cancelled: no further run is made.
     fn cancelled(&self) -> bool;
+    /// Nothing is in flight and a run is to be made alone: end what earlier runs
+    /// left running outside their process groups.
+    fn clear_for_alone(&mut self) {}
 }
 
 impl Executor for Reactor<RunKey> {
@@ -152,6 +155,10 @@ impl Executor for Reactor<RunKey> {
 
     fn cancelled(&self) -> bool {
         Reactor::cancelled(self)
+    }
+
+    fn clear_for_alone(&mut self) {
+        crate::exec::end_orphans_between_runs();
     }
 }
 
@@ -325,6 +332,7 @@ pub(crate) fn execute(
             // one at a time: the pool drains once for all of them, not once each.
             if again.is_none() && executor.in_flight() == 0 {
                 if let Some((key, first)) = starved_runs.pop_front() {
+                    executor.clear_for_alone();
                     start(key, executor, &mut pool, &mut on);
                     again = Some((key, first));
                 }
@@ -649,7 +657,13 @@ mod tests {
         fn cancelled(&self) -> bool {
             false
         }
+        fn clear_for_alone(&mut self) {
+            self.log.push((CLEARED.to_string(), 0, self.started.len()));
+        }
     }
+
+    /// The log's mark of [`Executor::clear_for_alone`].
+    const CLEARED: &str = "(orphans ended)";
 
     fn counted(
         plan: &Plan,
@@ -714,10 +728,16 @@ mod tests {
         assert!(first.timed_out);
         let again = log
             .iter()
-            .find(|(name, attempt, _)| name == "slow" && *attempt == 2)
+            .position(|(name, attempt, _)| name == "slow" && *attempt == 2)
             .expect("made again");
-        assert_eq!(again.2, 0, "nothing else was in flight: {log:?}");
-        assert_eq!(log.len(), 5, "every other run made once: {log:?}");
+        assert_eq!(log[again].2, 0, "nothing else was in flight: {log:?}");
+        // What earlier runs left running is ended first, so that it is alone.
+        assert_eq!(
+            log[again - 1],
+            (CLEARED.to_string(), 0, 0),
+            "orphans ended right before: {log:?}"
+        );
+        assert_eq!(log.len(), 6, "every other run made once: {log:?}");
 
         // First attempts only: the hang stands.
         let (records, log) = counted(&plan, false, Duration::from_secs(3));
@@ -759,7 +779,11 @@ mod tests {
             assert!(slow.first_attempt.is_some(), "made again: {log:?}");
             assert_eq!(slow.timed_out, starved_twice);
             assert_eq!(slow.starved_again, starved_twice, "{slow:?}");
-            assert_eq!(log.len(), 3, "{log:?}");
+            assert_eq!(
+                log.len(),
+                4,
+                "made again after the orphans were ended: {log:?}"
+            );
         }
         // --no-rerun: the first attempt stands, as it was.
         let (records, _) = counted_with(&plan, false, |spec, _| blocked(spec));

@@ -107,7 +107,8 @@ impl Demand {
         self.kit_away = self.kit_away.max(away);
     }
 
-    /// Adds how much longer the tool's threads waited for a CPU since the last look.
+    /// Adds how much longer the tool's most delayed thread waited for a CPU since the
+    /// last look.
     pub(super) fn add_wait(&mut self, waits: &HashMap<i32, u64>) {
         self.cpu_wait.tool += cpu::wait_growth(&self.thread_waits, waits);
         for (&tid, &wait) in waits {

@@ -60,7 +60,9 @@ pub(crate) use farm::LOG_VAR as SENTINEL_LOG_VAR;
 pub(crate) use holders::PipeHolder;
 pub(crate) use nix::sys::signal::Signal;
 pub use orphans::Orphan;
-pub(crate) use orphans::{adopt as adopt_orphans, end_all as end_orphans};
+pub(crate) use orphans::{
+    adopt as adopt_orphans, end_all as end_orphans, end_between_runs as end_orphans_between_runs,
+};
 pub(crate) use reactor::Reactor;
 pub(crate) use sandbox::{HoldingFile, SentinelCall};
 pub(crate) use sandbox::{
@@ -326,8 +328,9 @@ pub(crate) enum TriggerOutcome {
 /// whether the time was the tool's or the machine's.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct CpuWait {
-    /// Time the tool's threads spent runnable but waiting for a CPU (the
-    /// scheduler's run delay, sampled from `/proc`; zero where it cannot be read).
+    /// Time the tool spent runnable but waiting for a CPU: at each look at
+    /// `/proc`, the most delayed thread's growth in the scheduler's run delay
+    /// (zero where it cannot be read).
     pub tool: Duration,
     /// Time conform's own reactor thread was kept from the run while it was going:
     /// its wait for a CPU, or, when longer, the longest stretch it spent on other
