@@ -173,10 +173,8 @@ fn parse_schedstat(text: &str) -> Option<u64> {
 /// How much longer the most delayed thread in `now` waited for a CPU than at
 /// `before`: a thread not seen before counts from zero, since it was born in the
 /// run. Threads that wait side by side delay the tool by the longest of their
-/// waits, not by their sum: a Node CLI's eleven threads, each briefly runnable as
-/// it starts, added up to a fifth of a 5 s limit alone on a quiet machine (its
-/// most delayed thread waited 0.3 s), so its hangs were counted as starved and
-/// made again alone, and starved again.
+/// waits, not their sum: a Node CLI's eleven threads summed to 1 s of a 5 s limit
+/// alone on a quiet machine, its most delayed thread to 0.3 s.
 pub(super) fn wait_growth(before: &HashMap<i32, u64>, now: &HashMap<i32, u64>) -> Duration {
     let nanos = now
         .iter()

@@ -192,19 +192,20 @@ pub(super) fn end_holders(holders: &[PipeHolder], main: Pid, inodes: &[u64]) -> 
 /// Orphans ended by [`end_between_runs`], kept for [`end_all`] to report.
 static ENDED_EARLIER: Mutex<Vec<Orphan>> = Mutex::new(Vec::new());
 
+fn ended_earlier() -> MutexGuard<'static, Vec<Orphan>> {
+    ENDED_EARLIER
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Kills the orphans of runs that are over, while no run is in flight, so that the
 /// next run is alone on the machine: heroku leaves a telemetry worker and an
 /// update check running after every call, and a run made again alone competed
 /// with those of the runs before it for the CPU, counted as starved again, and its
 /// checks skipped. Those killed are reported by [`end_all`].
 pub(crate) fn end_between_runs() {
-    let killed = end_all_now();
-    if !killed.is_empty() {
-        ENDED_EARLIER
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .extend(killed);
-    }
+    let killed = end_now();
+    ended_earlier().extend(killed);
 }
 
 /// Kills every process below this one and reaps its zombie children: for a process
@@ -212,17 +213,14 @@ pub(crate) fn end_between_runs() {
 /// binary, before it exits). Returns them all, those [`end_between_runs`] killed
 /// first. Nothing unless conform adopts orphans.
 pub(crate) fn end_all() -> Vec<Orphan> {
-    let mut killed = std::mem::take(
-        &mut *ENDED_EARLIER
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner),
-    );
-    killed.extend(end_all_now());
+    let mut killed = std::mem::take(&mut *ended_earlier());
+    killed.extend(end_now());
     killed.sort_by_key(|orphan| orphan.pid);
     killed
 }
 
-fn end_all_now() -> Vec<Orphan> {
+/// Kills every process below this one now, and reaps the zombies among them.
+fn end_now() -> Vec<Orphan> {
     if !adopting() {
         return Vec::new();
     }
@@ -238,9 +236,7 @@ fn end_all_now() -> Vec<Orphan> {
         return Vec::new();
     }
     let roots: Vec<i32> = roots.iter().map(|entry| entry.pid).collect();
-    let mut killed = end_tree(&roots, |_| true);
-    killed.sort_by_key(|orphan| orphan.pid);
-    killed
+    end_tree(&roots, |_| true)
 }
 
 /// Stops the trees under `roots`, and kills them if `confirm` holds for the
