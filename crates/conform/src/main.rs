@@ -117,22 +117,60 @@ fn adopt_orphans() {
 /// The tools' processes killed once every run was over, which no run's evidence
 /// lists: named on stderr, where people and CI logs see them.
 fn report_orphans(killed: &[command::Orphan]) {
-    if killed.is_empty() {
-        return;
+    if let Some(line) = orphans_line(killed) {
+        eprintln!("{line}");
     }
-    let named: Vec<String> = killed
+}
+
+/// How many pids a command line names before it only counts the rest: heroku
+/// leaves dozens of the same two workers, and one line of every pid reads as noise.
+const PIDS_NAMED: usize = 3;
+
+/// One line naming what was killed, each command line once with its count and
+/// first pids, the most frequent first.
+fn orphans_line(killed: &[command::Orphan]) -> Option<String> {
+    if killed.is_empty() {
+        return None;
+    }
+    let mut groups: Vec<(&str, Vec<i32>)> = Vec::new();
+    for orphan in killed {
+        match groups
+            .iter_mut()
+            .find(|(cmdline, _)| *cmdline == orphan.cmdline)
+        {
+            Some((_, pids)) => pids.push(orphan.pid),
+            None => groups.push((&orphan.cmdline, vec![orphan.pid])),
+        }
+    }
+    // Stable: command lines as frequent as each other keep the order they came in.
+    groups.sort_by_key(|(_, pids)| std::cmp::Reverse(pids.len()));
+    let named: Vec<String> = groups
         .iter()
-        .map(|orphan| match orphan.cmdline.as_str() {
-            "" => format!("pid {}", orphan.pid),
-            cmdline => format!("pid {} ({cmdline})", orphan.pid),
+        .map(|(cmdline, pids)| {
+            let mut shown: Vec<String> = pids
+                .iter()
+                .take(PIDS_NAMED)
+                .map(ToString::to_string)
+                .collect();
+            if pids.len() > PIDS_NAMED {
+                shown.push(format!("{} more", pids.len() - PIDS_NAMED));
+            }
+            let pids = match pids.len() {
+                1 => format!("pid {}", shown.join(", ")),
+                n => format!("{n} of them, pids {}", shown.join(", ")),
+            };
+            match *cmdline {
+                "" => pids,
+                cmdline => format!("{cmdline} ({pids})"),
+            }
         })
         .collect();
-    eprintln!(
+    Some(format!(
         "conform: killed {} process{} the tools left running: {}",
         killed.len(),
         if killed.len() == 1 { "" } else { "es" },
-        named.join(", ")
-    );
+        named.join("; ")
+    ))
 }
 
 /// The run flags as a request, for `conform run` (with its profiles) and `conform
@@ -247,4 +285,32 @@ fn init(args: InitArgs, out: &Output) -> ExitStatus {
         cancel,
     };
     command::init(&request, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn orphan(pid: i32, cmdline: &str) -> command::Orphan {
+        command::Orphan {
+            pid,
+            cmdline: cmdline.to_string(),
+        }
+    }
+
+    #[test]
+    fn killed_orphans_are_named_once_per_command_line_with_a_count() {
+        let mut killed = vec![orphan(7, "sleep 60")];
+        killed.extend((10..15).map(|pid| orphan(pid, "node telemetry.js")));
+        killed.push(orphan(20, ""));
+        assert_eq!(
+            orphans_line(&killed).as_deref(),
+            Some(
+                "conform: killed 7 processes the tools left running: \
+                 node telemetry.js (5 of them, pids 10, 11, 12, 2 more); \
+                 sleep 60 (pid 7); pid 20"
+            )
+        );
+        assert_eq!(orphans_line(&[]), None);
+    }
 }
