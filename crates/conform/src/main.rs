@@ -147,17 +147,18 @@ fn orphans_line(killed: &[command::Orphan]) -> Option<String> {
     let named: Vec<String> = groups
         .iter()
         .map(|(cmdline, pids)| {
-            let mut shown: Vec<String> = pids
+            let mut shown = pids
                 .iter()
                 .take(PIDS_NAMED)
                 .map(ToString::to_string)
-                .collect();
+                .collect::<Vec<_>>()
+                .join(", ");
             if pids.len() > PIDS_NAMED {
-                shown.push(format!("{} more", pids.len() - PIDS_NAMED));
+                shown.push_str(&format!(" and {} more", pids.len() - PIDS_NAMED));
             }
             let pids = match pids.len() {
-                1 => format!("pid {}", shown.join(", ")),
-                n => format!("{n} of them, pids {}", shown.join(", ")),
+                1 => format!("pid {shown}"),
+                n => format!("{n} of them, pids {shown}"),
             };
             match *cmdline {
                 "" => pids,
@@ -307,7 +308,7 @@ mod tests {
             orphans_line(&killed).as_deref(),
             Some(
                 "conform: killed 7 processes the tools left running: \
-                 node telemetry.js (5 of them, pids 10, 11, 12, 2 more); \
+                 node telemetry.js (5 of them, pids 10, 11, 12 and 2 more); \
                  sleep 60 (pid 7); pid 20"
             )
         );
