@@ -122,12 +122,9 @@ fn report_orphans(killed: &[command::Orphan]) {
     }
 }
 
-/// How many pids a command line names before it only counts the rest: heroku
-/// leaves dozens of the same two workers, and one line of every pid reads as noise.
-const PIDS_NAMED: usize = 3;
-
-/// One line naming what was killed, each command line once with its count and
-/// first pids, the most frequent first.
+/// One line naming what was killed: each command line once, the most frequent
+/// first, with its pids (heroku leaves dozens of the same two workers, and a
+/// command line repeated for each read as noise).
 fn orphans_line(killed: &[command::Orphan]) -> Option<String> {
     if killed.is_empty() {
         return None;
@@ -147,15 +144,11 @@ fn orphans_line(killed: &[command::Orphan]) -> Option<String> {
     let named: Vec<String> = groups
         .iter()
         .map(|(cmdline, pids)| {
-            let mut shown = pids
+            let shown = pids
                 .iter()
-                .take(PIDS_NAMED)
                 .map(ToString::to_string)
                 .collect::<Vec<_>>()
                 .join(", ");
-            if pids.len() > PIDS_NAMED {
-                shown.push_str(&format!(" and {} more", pids.len() - PIDS_NAMED));
-            }
             let pids = match pids.len() {
                 1 => format!("pid {shown}"),
                 n => format!("{n} of them, pids {shown}"),
@@ -308,7 +301,7 @@ mod tests {
             orphans_line(&killed).as_deref(),
             Some(
                 "conform: killed 7 processes the tools left running: \
-                 node telemetry.js (5 of them, pids 10, 11, 12 and 2 more); \
+                 node telemetry.js (5 of them, pids 10, 11, 12, 13, 14); \
                  sleep 60 (pid 7); pid 20"
             )
         );
