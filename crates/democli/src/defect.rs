@@ -126,6 +126,12 @@ pub enum Defect {
     /// command whose stdin is an open, silent pipe waits for a pasted device code (exit 8
     /// at EOF); a closed stdin or a terminal goes on anonymously.
     WaitsForDeviceCode,
+    /// Without `DEMOCLI_TOKEN` or a login, a data command whose stdin is an open,
+    /// silent pipe exits 1 with a usage error in prose on stderr and nothing on
+    /// stdout: a failure for a cause that is not authentication, which
+    /// `headless_auth` must not fail (the missing envelope is `json_envelope`'s,
+    /// and no probe's own run shows it).
+    ProseUsageErrorHeadless,
     /// `deployments list ENV` takes any text and keeps the deployments whose env contains
     /// it: `../staging` is looked up, not rejected, and gives an empty list.
     EnvSubstringMatch,
@@ -156,7 +162,7 @@ pub enum Defect {
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 60] = [
+    pub const ALL: [(&'static str, Defect); 61] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
@@ -228,6 +234,10 @@ impl Defect {
         ("debug-env-on-stderr", Defect::DebugEnvOnStderr),
         ("output-schema-says-object", Defect::OutputSchemaSaysObject),
         ("waits-for-device-code", Defect::WaitsForDeviceCode),
+        (
+            "prose-usage-error-headless",
+            Defect::ProseUsageErrorHeadless,
+        ),
         ("env-substring-match", Defect::EnvSubstringMatch),
         ("truncates-silently", Defect::TruncatesSilently),
         ("huge-envelope", Defect::HugeEnvelope),

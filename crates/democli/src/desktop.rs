@@ -132,8 +132,7 @@ pub fn repl() {
 /// waited on (an agent's); a closed stdin or a terminal goes on anonymously. Only EOF
 /// before a code ends the wait, as UNAUTHENTICATED naming the token variable.
 pub fn device_code_login() -> Result<(), CliError> {
-    let token = std::env::var_os(TOKEN_ENV).is_some_and(|token| !token.is_empty());
-    if token || login_file().is_some_and(|file| file.is_file()) || !stdin_is_silent_pipe() {
+    if !anonymous_on_silent_pipe() {
         return Ok(());
     }
     eprint!(
@@ -165,6 +164,13 @@ fn login_file() -> Option<PathBuf> {
         .map(PathBuf::from)
         .or_else(|| var("HOME").map(|home| PathBuf::from(home).join(".config")))?;
     Some(config.join("democli").join("token"))
+}
+
+/// No token and no login, with stdin an open, silent pipe: how an agent's sandbox
+/// runs democli headless.
+pub fn anonymous_on_silent_pipe() -> bool {
+    let token = std::env::var_os(TOKEN_ENV).is_some_and(|token| !token.is_empty());
+    !token && !login_file().is_some_and(|file| file.is_file()) && stdin_is_silent_pipe()
 }
 
 /// stdin is a pipe whose writer is still there and has written nothing yet.

@@ -159,6 +159,16 @@ fn run(started: Instant) -> io::Result<u8> {
         }
     }
 
+    if data_command
+        && faults.on(Defect::ProseUsageErrorHeadless)
+        && desktop::anonymous_on_silent_pipe()
+    {
+        output::write_stderr(
+            "error: a project slug is required: run inside a democli project or pass --project <SLUG>\n",
+        );
+        return Ok(1);
+    }
+
     let ctx = Ctx {
         ui,
         started,

@@ -94,11 +94,20 @@ pub(super) fn judge(ctx: &Context<'_>) -> Outcome {
             alternate: true,
         })
     };
-    let reference = value_run(Placement::AfterLocal).and_then(|r| ctx.envelope(&r).as_ref().ok());
+    // A run cut at the capture cap has no data to compare (json_envelope fails the
+    // cap): its comparisons are not made, as the pool makes no run that compares
+    // with a cut baseline, and the check skips naming it if nothing else failed.
+    let mut cut: Vec<String> = Vec::new();
+    let reference = value_run(Placement::AfterLocal)
+        .filter(|r| !is_cut(&mut cut, r))
+        .and_then(|r| ctx.envelope(&r).as_ref().ok());
     for placement in Placement::ALL {
         let (Some(run), Some(alternate)) = (value_run(placement), alternate_run(placement)) else {
             continue;
         };
+        if is_cut(&mut cut, &run) | is_cut(&mut cut, &alternate) {
+            continue;
+        }
         match ctx.envelope(&run) {
             Err(reason) => outcome.fail(
                 &run,
@@ -130,7 +139,7 @@ pub(super) fn judge(ctx: &Context<'_>) -> Outcome {
                 ),
             );
         }
-        if let Some(last) = alternate_run(Placement::AfterLocal) {
+        if let Some(last) = alternate_run(Placement::AfterLocal).filter(|r| !is_cut(&mut cut, r)) {
             if alternate.record.stdout.bytes != last.record.stdout.bytes {
                 outcome.fail(
                     &alternate,
@@ -175,6 +184,9 @@ pub(super) fn judge(ctx: &Context<'_>) -> Outcome {
             if !outcome.completed(&run) {
                 return outcome;
             }
+            if is_cut(&mut cut, &run) {
+                return skip_cut(outcome, &cut);
+            }
             let code = run.record.exit_code();
             match (code, ctx.envelope(&run)) {
                 (Some(0), Ok(envelope)) => {
@@ -212,5 +224,91 @@ pub(super) fn judge(ctx: &Context<'_>) -> Outcome {
             }
         }
     }
+    if !cut.is_empty() {
+        return skip_cut(outcome, &cut);
+    }
     outcome
+}
+
+/// Whether `run`'s stdout was cut at the capture cap, noting its label in `cut`.
+fn is_cut(cut: &mut Vec<String>, run: &Judged<'_>) -> bool {
+    let truncated = run.record.stdout.truncated;
+    if truncated && !cut.contains(&run.planned.label) {
+        cut.push(run.planned.label.clone());
+    }
+    truncated
+}
+
+/// The outcome, skipped for the runs cut at the capture cap when nothing else
+/// failed: what was compared passed, and what was cut was not compared.
+fn skip_cut(mut outcome: Outcome, cut: &[String]) -> Outcome {
+    if outcome.failures.is_empty() {
+        outcome.skip(format!(
+            "stdout of {} went past the capture cap: data cut there cannot be compared \
+             (json_envelope fails the cap; raise --capture-limit to compare it)",
+            cut.iter()
+                .map(|label| quoted(label))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::skips::{judged_with, write};
+    use crate::checks::Status;
+
+    const PROFILE: &str = r#"{
+        "schema_version": "1.0", "tool": "t", "command": ["sh"], "timeout_seconds": 5,
+        "argument_order": { "command_path": ["list"], "local_args": ["--limit", "1"], "global_flag": "--format", "value": "json", "alternate_value": "plain" },
+        "probes": [ { "name": "list", "argv": ["list"], "kind": "read" } ]
+    }"#;
+
+    const DATA: &str = r#"{"ok":true,"data":[1],"error":null,"warnings":[],"meta":{"exit_code":0,"duration_ms":0,"schema_version":"1.0"}}"#;
+
+    #[test]
+    fn runs_cut_at_the_capture_cap_are_not_compared_and_the_check_skips_naming_them() {
+        let outcome = judged_with(PROFILE, CheckId::ArgumentOrder, |run, record| {
+            if run.label.contains("plain") {
+                write(record, "1\n");
+            } else {
+                write(record, DATA);
+            }
+            if run.label.contains("json before the command path") {
+                // The first 16 MiB of a 64 MiB envelope: not a whole document.
+                record.stdout.bytes.truncate(10);
+                record.stdout.total_bytes = 67_109_769;
+                record.stdout.truncated = true;
+            }
+            if run.label.contains("conflicting") {
+                record.exit = crate::exec::Exit::Code(2);
+            }
+        });
+        assert_eq!(outcome.status(), Status::Skip, "{outcome:#?}");
+        let reason = outcome.skipped_reason.as_deref().unwrap_or_default();
+        assert!(
+            reason.starts_with(
+                "stdout of \"argument_order --format json before the command path\" went past the capture cap"
+            ),
+            "{reason}"
+        );
+        // Without the cut the same runs pass: the skip is the cut's alone.
+        let outcome = judged_with(PROFILE, CheckId::ArgumentOrder, |run, record| {
+            write(
+                record,
+                if run.label.contains("plain") {
+                    "1\n"
+                } else {
+                    DATA
+                },
+            );
+            if run.label.contains("conflicting") {
+                record.exit = crate::exec::Exit::Code(2);
+            }
+        });
+        assert_eq!(outcome.status(), Status::Pass, "{outcome:#?}");
+    }
 }

@@ -46,42 +46,21 @@ fn judge(ctx: &Context<'_>) -> Outcome {
     let declared = ctx.manifest_as_read().is_some();
     let mut telling = 0;
     let mut exited_0: Vec<String> = Vec::new();
+    // Runs that failed or waited for a cause other than authentication: another
+    // check's subject (a usage error, a missing file, stdin read by design).
+    let mut not_auth: Vec<String> = Vec::new();
     for run in ctx.runs_of(&[RunKind::Headless]) {
         let unset = unset_names(ctx, &run);
         let code = run.record.exit_code();
         if !declared && unset.is_empty() && code == Some(0) && !run.record.timed_out {
-            let probe = run.planned.role.probe_index();
-            let probe = probe.and_then(|p| ctx.profile.profile.probes.get(p));
-            exited_0.push(probe.map_or_else(|| run.planned.label.clone(), |p| p.name.clone()));
+            exited_0.push(probe_name(ctx, &run));
         } else {
             telling += 1;
         }
         let shown = show_unset(&unset);
         let browsers = browser_calls(&run);
-        if !outcome.completed(&run) {
-            if let (true, Some(last)) = (run.record.timed_out, outcome.failures.last_mut()) {
-                let _ = write!(
-                    last.detail,
-                    "; with {shown} and stdin open it kept waiting, as a login waiting \
-                     for a pasted device code does; {}",
-                    stderr_start(&run)
-                );
-                if !browsers.is_empty() {
-                    let _ = write!(
-                        last.detail,
-                        "; it called the kit's browser sentinel as {}",
-                        browsers.join(", then ")
-                    );
-                }
-                last.detail.push_str(
-                    ". Without a terminal, fail at once with exit 4 or 8 naming the \
-                     variable to set (REQ-C-021)",
-                );
-            }
-            continue;
-        }
         if !browsers.is_empty() {
-            outcome.fail(
+            outcome.fail_observed(
                 &run,
                 format!(
                     "launched a browser with {shown}: the kit's sentinel was called as \
@@ -90,45 +69,210 @@ fn judge(ctx: &Context<'_>) -> Outcome {
                     browsers.join(", then ")
                 ),
             );
-        }
-        if code == Some(0) {
             continue;
         }
-        let error = match ctx.error_object(&run) {
-            Ok(error) => error,
-            Err(why) => {
+        if run.record.timed_out && run.record.error.is_none() {
+            // A wait is this check's only when what the tool printed asks for a
+            // login or a code; a silent wait on stdin is the hang checks'.
+            match auth_words(&output_text(&run)) {
+                Some(words) => {
+                    outcome.completed(&run);
+                    if let Some(last) = outcome.failures.last_mut() {
+                        let _ = write!(
+                            last.detail,
+                            "; with {shown} and stdin open it kept waiting, as a login \
+                             waiting for a pasted device code does (it printed {words}); \
+                             {}. Without a terminal, fail at once with exit 4 or 8 naming \
+                             the variable to set (REQ-C-021)",
+                            stderr_start(&run)
+                        );
+                    }
+                }
+                None => not_auth.push(format!(
+                    "{} (waited, naming no login)",
+                    probe_name(ctx, &run)
+                )),
+            }
+            continue;
+        }
+        if run.record.error.is_some() || code == Some(0) {
+            outcome.completed(&run);
+            continue;
+        }
+        match ctx.error_object(&run) {
+            Ok(error) => {
+                outcome.runs_checked += 1;
+                if matches!(code, Some(4 | 8)) && !unset.is_empty() && !names_one(error, &unset) {
+                    let code = error.get("code").and_then(Value::as_str).unwrap_or("?");
+                    outcome.fail(
+                        &run,
+                        format!(
+                            "{} with {shown}, but error {code} names none of them in error.{}; \
+                             an agent without credentials needs the variable to set \
+                             (REQ-C-021, REQ-F-063)",
+                            run.describe_exit(),
+                            ERROR_FIELDS.join(", error.")
+                        ),
+                    );
+                }
+            }
+            Err(_) => {
+                // No envelope: the missing envelope is json_envelope's finding. This
+                // check fails the run only when authentication is what it failed on
+                // and nothing it printed names a variable to set.
+                let text = output_text(&run);
+                let cause = if matches!(code, Some(4 | 8)) {
+                    Some("its exit code is an auth failure's".to_string())
+                } else {
+                    auth_words(&text).map(|words| format!("it said {words}"))
+                };
+                let Some(cause) = cause else {
+                    not_auth.push(format!(
+                        "{} ({})",
+                        probe_name(ctx, &run),
+                        run.describe_exit()
+                    ));
+                    continue;
+                };
+                outcome.runs_checked += 1;
+                if names_a_variable(&text, &unset) {
+                    continue;
+                }
                 outcome.fail(
                     &run,
                     format!(
-                        "{} with {shown}, but {why}; an agent reads why it failed from the \
-                         envelope (REQ-F-063)",
+                        "{} with {shown}: it failed on authentication ({cause}) with no \
+                         error envelope, and nothing it printed names a variable to set; an \
+                         agent without credentials needs the variable to set (REQ-C-021, \
+                         REQ-F-063)",
                         run.describe_exit()
                     ),
                 );
-                continue;
             }
-        };
-        if matches!(code, Some(4 | 8)) && !unset.is_empty() && !names_one(error, &unset) {
-            let code = error.get("code").and_then(Value::as_str).unwrap_or("?");
-            outcome.fail(
-                &run,
-                format!(
-                    "{} with {shown}, but error {code} names none of them in error.{}; \
-                     an agent without credentials needs the variable to set \
-                     (REQ-C-021, REQ-F-063)",
-                    run.describe_exit(),
-                    ERROR_FIELDS.join(", error.")
-                ),
-            );
         }
     }
-    if telling == 0 && !exited_0.is_empty() && outcome.failures.is_empty() {
-        outcome.skip(format!(
-            "no read probe needed auth: the headless runs of {} exited 0, and no manifest says which secret or token variables they need, so none showed how the tool fails without credentials",
-            exited_0.join(", ")
-        ));
+    if outcome.failures.is_empty() {
+        if telling == 0 && !exited_0.is_empty() {
+            outcome.skip(format!(
+                "no read probe needed auth: the headless runs of {} exited 0, and no manifest says which secret or token variables they need, so none showed how the tool fails without credentials",
+                exited_0.join(", ")
+            ));
+        } else if outcome.runs_checked == 0 && !not_auth.is_empty() {
+            outcome.skip(format!(
+                "no headless run showed how the tool fails without credentials: {} failed or waited for another cause, which other checks judge",
+                not_auth.join(", ")
+            ));
+        }
     }
     outcome
+}
+
+/// The probe's name of a run made from a probe, else the run's label.
+fn probe_name(ctx: &Context<'_>, run: &Judged<'_>) -> String {
+    let probe = run.planned.role.probe_index();
+    let probe = probe.and_then(|p| ctx.profile.profile.probes.get(p));
+    probe.map_or_else(|| run.planned.label.clone(), |p| p.name.clone())
+}
+
+/// Lines of output read for an error's cause: the first and last few of stderr and
+/// of stdout, where a tool says why it failed (a usage text's command list in the
+/// middle, which may name `login`, is not its error).
+const CAUSE_LINES: usize = 4;
+
+/// What a run printed that can say why it failed, lowercase.
+fn output_text(run: &Judged<'_>) -> String {
+    let mut text = String::new();
+    for bytes in [&run.record.stderr.bytes, &run.record.stdout.bytes] {
+        let whole = String::from_utf8_lossy(bytes);
+        let lines: Vec<&str> = whole
+            .lines()
+            .filter(|line| !line.trim().is_empty() && !is_usage_line(line))
+            .collect();
+        let head = lines.len().min(CAUSE_LINES);
+        let tail = lines.len().saturating_sub(CAUSE_LINES).max(head);
+        for line in lines[..head].iter().chain(&lines[tail..]) {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    text
+}
+
+/// A line of a usage text printed with an error: `Usage: ...`, or an indented
+/// entry of a command or option list (`  login   Log in`), which names what the
+/// tool can do, not why it failed.
+fn is_usage_line(line: &str) -> bool {
+    let trimmed = line.trim_start();
+    if trimmed.to_lowercase().starts_with("usage:") {
+        return true;
+    }
+    trimmed.len() < line.len()
+        && trimmed
+            .split_once(char::is_whitespace)
+            .is_some_and(|(_, rest)| rest.starts_with(' ') || trimmed.starts_with('-'))
+}
+
+/// Phrases that say authentication is what failed or is awaited.
+const AUTH_PHRASES: [&str; 22] = [
+    "not logged in",
+    "log in",
+    "login",
+    "logged out",
+    "sign in",
+    "signed in",
+    "authenticat",
+    "unauthori",
+    "credential",
+    "api key",
+    "api-key",
+    "api_key",
+    "apikey",
+    "access key",
+    "secret key",
+    "password",
+    "token",
+    "device code",
+    "verification code",
+    "one-time code",
+    "paste the code",
+    "browser",
+];
+
+/// The first phrase of [`AUTH_PHRASES`] in `text`, quoted, when it names
+/// authentication (`unexpected token` is a parser's word, not a credential's).
+fn auth_words(text: &str) -> Option<String> {
+    let text = text.to_lowercase().replace("unexpected token", "");
+    // A phrase starts a word: `changelog index` does not say "log in".
+    let starts_word = |phrase: &str| {
+        text.match_indices(phrase).any(|(at, _)| {
+            !text[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric())
+        })
+    };
+    AUTH_PHRASES
+        .iter()
+        .find(|phrase| starts_word(phrase))
+        .map(|phrase| quoted(phrase))
+}
+
+/// Whether `text` names one of `unset`, or, with nothing unset, any variable that
+/// reads as a credential's (`ACME_API_KEY`, `GITHUB_TOKEN`).
+fn names_a_variable(text: &str, unset: &[String]) -> bool {
+    if !unset.is_empty() {
+        return unset.iter().any(|name| names_word(text, name));
+    }
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|word| {
+            word.contains('_')
+                && word.len() >= 4
+                && word.starts_with(|c: char| c.is_ascii_uppercase())
+                && !word.contains(|c: char| c.is_ascii_lowercase())
+                && ["TOKEN", "KEY", "SECRET", "PASSWORD", "CREDENTIAL", "AUTH"]
+                    .iter()
+                    .any(|part| word.contains(part))
+        })
 }
 
 /// The variables the headless run of `run`'s probe unset: the root
@@ -333,7 +477,7 @@ mod tests {
         let detail = &outcome.failures[0].detail;
         assert!(
             detail.contains(
-                "exited 4 with T_API_KEY, T_TOKEN unset, but stdout is not an error envelope"
+                "exited 4 with T_API_KEY, T_TOKEN unset: it failed on authentication (its exit code is an auth failure's) with no error envelope"
             ),
             "{detail}"
         );
@@ -357,8 +501,82 @@ mod tests {
         });
         assert_eq!(outcome.status(), Status::Fail);
         assert!(outcome.failures[0].detail.starts_with(
-            "exited 8 with nothing unset (no manifest secret or token variable for it), but stdout"
+            "exited 8 with nothing unset (no manifest secret or token variable for it): it failed on authentication"
         ));
+    }
+
+    #[test]
+    fn a_failure_for_another_cause_is_not_this_checks_even_without_an_envelope() {
+        // A usage error, a missing file, a refused connection: prose, no envelope.
+        for (code, stderr) in [
+            (2, "error: a release slug is required\n\nUsage: t [COMMAND]\n  login  Log in\n  list   List\n"),
+            (1, "No `pyproject.toml` found in /tmp/x\n"),
+            (1, "error: connection to localhost:8080 refused\n"),
+            (1, "SyntaxError: Unexpected token } in JSON at position 3\n"),
+            (1, "changelog index is stale\n"),
+        ] {
+            let outcome = judged(CheckId::HeadlessAuth, |run, record| {
+                if run.role.kind == RunKind::Headless {
+                    record.exit = Exit::Code(code);
+                    record.stderr.bytes = stderr.as_bytes().to_vec();
+                }
+            });
+            assert_eq!(outcome.status(), Status::Skip, "{stderr}: {outcome:#?}");
+            assert_eq!(
+                outcome.skipped_reason.as_deref(),
+                Some(format!("no headless run showed how the tool fails without credentials: list (exited {code}) failed or waited for another cause, which other checks judge").as_str()),
+            );
+        }
+    }
+
+    #[test]
+    fn prose_that_says_login_fails_unless_it_names_a_variable() {
+        let outcome = judged(CheckId::HeadlessAuth, |run, record| {
+            if run.role.kind == RunKind::Headless {
+                record.exit = Exit::Code(1);
+                record.stderr.bytes = b"Error: Token missing. Run `t token new` first.\n".to_vec();
+            }
+        });
+        assert_eq!(outcome.status(), Status::Fail, "{outcome:#?}");
+        assert_eq!(
+            outcome.failures[0].detail,
+            "exited 1 with nothing unset (no manifest secret or token variable for it): it \
+             failed on authentication (it said \"token\") with no error envelope, and \
+             nothing it printed names a variable to set; an agent without credentials needs \
+             the variable to set (REQ-C-021, REQ-F-063)"
+        );
+        // Naming the variable to set is what an agent needs; the envelope is
+        // json_envelope's to ask for.
+        let outcome = judged(CheckId::HeadlessAuth, |run, record| {
+            if run.role.kind == RunKind::Headless {
+                record.exit = Exit::Code(1);
+                record.stderr.bytes =
+                    b"Error: not logged in; set T_API_KEY or run t login\n".to_vec();
+            }
+        });
+        assert_passed(&outcome, 1);
+    }
+
+    #[test]
+    fn a_silent_wait_is_the_hang_checks_and_a_wait_naming_a_login_is_this_checks() {
+        let outcome = headless(|record| {
+            record.timed_out = true;
+            record.exit = Exit::Unknown;
+        });
+        assert_eq!(outcome.status(), Status::Skip, "{outcome:#?}");
+        assert!(outcome
+            .skipped_reason
+            .as_deref()
+            .is_some_and(|why| why.contains("list (waited, naming no login)")));
+        let outcome = headless(|record| {
+            record.timed_out = true;
+            record.exit = Exit::Unknown;
+            record.stdout.bytes = b"? Log in with your browser? (Y/n) ".to_vec();
+        });
+        assert_eq!(outcome.status(), Status::Fail, "{outcome:#?}");
+        assert!(outcome.failures[0]
+            .detail
+            .contains("(it printed \"log in\")"));
     }
 
     #[test]

@@ -1,15 +1,16 @@
 //! `shell_metachar_inert`: a value with shell metacharacters, right after the
-//! command path, is data or a usage error, never shell code: no run may create the
-//! file its value names (REQ-F-044).
+//! command path, never reaches a shell: no run may create the file its value names,
+//! nor hand it to another program (REQ-F-044). How the tool then exits, and whether
+//! it says so in an envelope, is the exit and envelope checks' subject.
 
-use super::evidence::quoted;
+use super::evidence::{quoted, sentinel_call};
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
-use crate::plan::{RunKind, RunRole, INJECTED, METACHARACTERS};
+use crate::plan::{RunKind, INJECTED, METACHARACTERS};
 
 pub(super) const SHELL_METACHAR_INERT: CheckSpec = CheckSpec {
     id: CheckId::ShellMetacharInert,
     name: "shell_metachar_inert",
-    title: "A value with shell metacharacters runs no shell code: exit 0 as data, or exit 2 with an error envelope",
+    title: "A value with shell metacharacters runs no shell code: it creates no file and starts no program",
     level: 1,
     failure_modes: &[34],
     requirements: &["REQ-F-044"],
@@ -26,17 +27,19 @@ fn judge(ctx: &Context<'_>) -> Outcome {
             .skip("no command path to put the values after: no argument_order and no read probe");
         return outcome;
     }
-    // Runs that hung as the command hangs without a value (hf waits on its update
-    // check whatever it is given): that hang is no_hang_stdin_closed's.
+    // Runs that hit the limit: the wait is the hang checks', but a file the value
+    // made before it is still evidence.
     let mut hung = 0;
     for run in &runs {
         let value = value_of(run);
-        if run.record.timed_out && hangs_alone(ctx, run) {
-            hung += 1;
+        if run.record.error.is_some() {
+            outcome.completed(run);
             continue;
         }
-        if !outcome.completed(run) {
-            continue;
+        if run.record.timed_out {
+            hung += 1;
+        } else {
+            outcome.runs_checked += 1;
         }
         let created = injected_files(run);
         if !created.is_empty() {
@@ -47,38 +50,21 @@ fn judge(ctx: &Context<'_>) -> Outcome {
                      sandbox ({}); pass arguments to programs as an argv array, never \
                      through a shell (REQ-F-044)",
                     created.join(", "),
-                    run.describe_exit()
+                    ended(run)
                 ),
             );
             continue;
         }
-        let exit = run.record.exit_code();
-        // The command failed as it fails without the value (modal's `shell` without
-        // a token): that exit is the command's, which the other checks judge.
-        if exit.is_some_and(|code| code != 0) && exit == exit_alone(ctx, run) {
-            continue;
-        }
-        match exit {
-            Some(0) => {}
-            Some(2) => {
-                if let Err(why) = ctx.error_object(run) {
-                    outcome.fail(
-                        run,
-                        format!(
-                            "the value {value} exited 2 but {why}; a refusal is an error \
-                             envelope an agent can read (REQ-F-044)"
-                        ),
-                    );
-                }
-            }
-            _ => outcome.fail(
+        if let Some(call) = injected_call(run) {
+            outcome.fail_observed(
                 run,
                 format!(
-                    "the value {value} {}: treat it as data (exit 0) or refuse it with \
-                     exit 2 and an error envelope (REQ-F-044)",
-                    run.describe_exit()
+                    "the value {value} reached another program: the kit's sentinel was \
+                     called as {call} ({}); pass arguments to programs as an argv array, \
+                     never through a shell (REQ-F-044)",
+                    ended(run)
                 ),
-            ),
+            );
         }
     }
     // A value that reached a shell with a changed directory may create its file
@@ -100,37 +86,33 @@ fn judge(ctx: &Context<'_>) -> Outcome {
             ),
         );
     }
-    if hung == runs.len() && outcome.failures.is_empty() {
+    if outcome.runs_checked == 0 && hung > 0 && outcome.failures.is_empty() {
         outcome.skip(
-            "every value's run hit the limit, as the command does without a value: \
-             no_hang_stdin_closed fails that hang, and no value was judged",
+            "every value's run hit the limit and none created its file: \
+             no_hang_stdin_closed judges such waits, and no value was seen used as data",
         );
     }
     outcome
 }
 
-/// The exit of the command path run alone, when the run was made from a probe that
-/// is just that path: its stdin-closed run, finished.
-fn exit_alone(ctx: &Context<'_>, run: &Judged<'_>) -> Option<i32> {
-    let probe = ctx
-        .profile
-        .profile
-        .probes
-        .get(run.planned.role.probe_index()?)?;
-    if probe.argv.iter().any(|arg| arg.starts_with('-')) {
-        return None;
+/// How the run ended, for a detail: its exit, or that the kit stopped it.
+fn ended(run: &Judged<'_>) -> String {
+    if run.record.timed_out {
+        "then it hit the limit".to_string()
+    } else {
+        run.describe_exit()
     }
-    ctx.baseline(run)?.record.exit_code()
 }
 
-/// Whether the stdin-closed run of the probe `run` was made from hit its limit too
-/// ([`Context::baseline`] is only ever a finished one).
-fn hangs_alone(ctx: &Context<'_>, run: &Judged<'_>) -> bool {
-    run.planned
-        .role
-        .probe_index()
-        .and_then(|probe| ctx.run(RunRole::probe(RunKind::Closed, probe)))
-        .is_some_and(|alone| alone.record.timed_out)
+/// The first sentinel call of the run whose arguments name the value's file: the
+/// value was handed to another program.
+fn injected_call(run: &Judged<'_>) -> Option<String> {
+    run.record
+        .sandbox
+        .iter()
+        .flat_map(|report| &report.sentinel_calls)
+        .find(|call| call.argv.iter().any(|arg| arg.contains(INJECTED)))
+        .map(sentinel_call)
 }
 
 /// The run's value as the check lists it (`F` for the file it names), quoted.
@@ -234,7 +216,8 @@ mod tests {
     }
 
     #[test]
-    fn an_exit_other_than_0_or_2_fails_and_2_needs_an_envelope() {
+    fn an_exit_or_a_missing_envelope_is_not_this_checks() {
+        // `check '$(touch F)'` on a linter: "E902 No such file", exit 1; no file made.
         let outcome = judged_with(PROFILE, CheckId::ShellMetacharInert, |run, record| {
             refused(run, record);
             if run.label.contains("|touch F") {
@@ -243,42 +226,40 @@ mod tests {
             if run.label.contains("&&touch F") {
                 write(record, "sh: syntax error\n");
             }
+            if run.label.contains("$(touch F)") {
+                record.exit = Exit::Code(1);
+                write(record, "E902 No such file or directory\n");
+            }
         });
-        let details = details(&outcome);
-        assert_eq!(details.len(), 2, "{details:?}");
-        assert!(
-            details[0].contains("\"|touch F\" exited 127: treat it as data"),
-            "{details:?}"
-        );
-        assert!(details[1].contains("\"&&touch F\" exited 2 but stdout is not an error envelope"));
+        assert_passed(&outcome, METACHARACTERS.len());
     }
 
     #[test]
-    fn a_command_that_fails_as_it_fails_without_the_value_is_not_judged_on_its_exit() {
-        // modal's `shell` exits 1 without a token, whatever follows it.
-        const PLAIN: &str = r#"{
-            "schema_version": "1.0", "tool": "t", "command": ["sh"], "timeout_seconds": 5,
-            "probes": [ { "name": "shell", "argv": ["shell"], "kind": "read" } ]
-        }"#;
-        let no_token = |run: &PlannedRun, record: &mut RunRecord| {
-            record.exit = Exit::Code(1);
-            record.sandbox = Some(SandboxReport::default());
-            write(record, "Error: Token missing\n");
-            if run.label.contains("|touch F") {
-                record.exit = Exit::Code(127);
+    fn a_value_handed_to_another_program_fails_naming_the_call() {
+        let outcome = judged_with(PROFILE, CheckId::ShellMetacharInert, |run, record| {
+            refused(run, record);
+            if run.label.contains("`touch F`") {
+                record.sandbox = Some(SandboxReport {
+                    sentinel_calls: vec![crate::exec::SentinelCall {
+                        name: "BROWSER".into(),
+                        argv: vec!["<sandbox>/tmp/conform-injected-2".into()],
+                    }],
+                    ..SandboxReport::default()
+                });
             }
-        };
-        let outcome = judged_with(PLAIN, CheckId::ShellMetacharInert, no_token);
+        });
         let details = details(&outcome);
         assert_eq!(details.len(), 1, "{details:?}");
         assert!(
-            details[0].contains("\"|touch F\" exited 127"),
+            details[0].starts_with(
+                "the value \"`touch F`\" reached another program: the kit's sentinel was called as BROWSER"
+            ),
             "{details:?}"
         );
     }
 
     #[test]
-    fn runs_that_hang_as_the_command_hangs_without_a_value_are_not_judged() {
+    fn runs_that_hang_are_not_judged_unless_they_made_the_file() {
         const PLAIN: &str = r#"{
             "schema_version": "1.0", "tool": "t", "command": ["sh"], "timeout_seconds": 5,
             "probes": [ { "name": "env", "argv": ["env"], "kind": "read" } ]
@@ -290,10 +271,20 @@ mod tests {
         });
         assert_eq!(outcome.status(), Status::Skip);
         let reason = outcome.skipped_reason.as_deref().unwrap_or_default();
-        assert!(
-            reason.contains("as the command does without a value"),
-            "{reason}"
-        );
+        assert!(reason.contains("none created its file"), "{reason}");
+        let outcome = judged_with(PLAIN, CheckId::ShellMetacharInert, |run, record| {
+            record.timed_out = true;
+            record.exit = Exit::Signal(9);
+            record.sandbox = Some(SandboxReport::default());
+            if run.label.contains(";touch F") {
+                record.sandbox = Some(SandboxReport {
+                    created: vec!["tmp/conform-injected-3".into()],
+                    ..SandboxReport::default()
+                });
+            }
+        });
+        assert_eq!(outcome.status(), Status::Fail);
+        assert!(details(&outcome)[0].contains("(then it hit the limit)"));
     }
 
     #[test]

@@ -18,7 +18,12 @@ pub(super) const OUTPUT_SIZE_CAP: CheckSpec = CheckSpec {
     failure_modes: &[43],
     requirements: &["REQ-F-052"],
     extension: true,
-    reads: &[RunKind::Closed, RunKind::SizeCap],
+    reads: &[
+        RunKind::Closed,
+        RunKind::SizeCap,
+        RunKind::Manifest,
+        RunKind::Help,
+    ],
     judge: Judge::Alone(judge),
 };
 
@@ -30,6 +35,15 @@ const CAP_SUFFIX: &str = "_MAX_OUTPUT_BYTES";
 
 fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::OutputSizeCap);
+    // The cap is judged only where the tool says it has one: a variable name made
+    // up from the tool's name proves nothing when the tool never offered it.
+    if !declares_cap(ctx) {
+        outcome.skip(format!(
+            "no output cap is declared: neither the manifest nor `--help` names a \
+             *{CAP_SUFFIX} variable, so there is no cap to test (REQ-F-052)"
+        ));
+        return outcome;
+    }
     for run in ctx.probe_runs(RunKind::SizeCap, ProbeKind::Read) {
         if !outcome.completed(&run) {
             continue;
@@ -86,6 +100,29 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         ));
     }
     outcome
+}
+
+/// Whether the manifest or the tool's `--help` names a cap variable.
+fn declares_cap(ctx: &Context<'_>) -> bool {
+    fn names_cap(value: &Value) -> bool {
+        match value {
+            Value::String(text) => text.contains(CAP_SUFFIX),
+            Value::Array(items) => items.iter().any(names_cap),
+            Value::Object(fields) => fields
+                .iter()
+                .any(|(key, value)| key.contains(CAP_SUFFIX) || names_cap(value)),
+            _ => false,
+        }
+    }
+    if ctx.manifest_as_read().is_some_and(names_cap) {
+        return true;
+    }
+    let suffix = CAP_SUFFIX.as_bytes();
+    ctx.runs_of(&[RunKind::Help]).iter().any(|run| {
+        [&run.record.stdout.bytes, &run.record.stderr.bytes]
+            .iter()
+            .any(|bytes| bytes.windows(suffix.len()).any(|w| w == suffix))
+    })
 }
 
 /// What is wrong with a capped run: its exit, its size, and each missing indicator.
@@ -207,10 +244,32 @@ mod tests {
                         "DEMOCLI_MAX_OUTPUT_BYTES=1000".into(),
                     ];
                 }
+                RunKind::Help => write(record, HELP),
                 _ => write(record, &listing(30, "")),
             }
             true
         })
+    }
+
+    /// A help that declares the cap variable.
+    const HELP: &str =
+        "Usage: democli list\n\nEnvironment:\n  DEMOCLI_MAX_OUTPUT_BYTES  byte budget\n";
+
+    #[test]
+    fn without_a_declared_cap_variable_it_skips_saying_so() {
+        let outcome = judged_in(PROFILE, CheckId::OutputSizeCap, |run, record| {
+            match run.role.kind {
+                RunKind::Help => write(record, "Usage: democli list\n"),
+                RunKind::SizeCap => write(record, &listing(30, "")),
+                _ => write(record, &listing(30, "")),
+            }
+            true
+        });
+        assert_eq!(outcome.status(), Status::Skip, "{outcome:#?}");
+        assert_eq!(
+            outcome.skipped_reason.as_deref(),
+            Some("no output cap is declared: neither the manifest nor `--help` names a *_MAX_OUTPUT_BYTES variable, so there is no cap to test (REQ-F-052)")
+        );
     }
 
     #[test]
@@ -270,7 +329,9 @@ mod tests {
         let mut failed = listing(5, CUT);
         failed = failed.replace(r#""exit_code":0"#, r#""exit_code":1"#);
         let outcome = judged_in(PROFILE, CheckId::OutputSizeCap, |run, record| {
-            if run.role.kind == RunKind::SizeCap {
+            if run.role.kind == RunKind::Help {
+                write(record, HELP);
+            } else if run.role.kind == RunKind::SizeCap {
                 write(record, &failed);
                 record.exit = crate::exec::Exit::Code(1);
             } else {
@@ -288,6 +349,10 @@ mod tests {
             if run.role.kind == RunKind::SizeCap {
                 return false; // not needed: the baseline was small
             }
+            if run.role.kind == RunKind::Help {
+                write(record, HELP);
+                return true;
+            }
             write(record, &listing(3, ""));
             true
         });
@@ -300,7 +365,9 @@ mod tests {
         // Over 1 MiB without meta.truncated fails even where the capped run passed.
         let huge = listing(11_000, "");
         let outcome = judged_in(PROFILE, CheckId::OutputSizeCap, |run, record| {
-            if run.role.kind == RunKind::SizeCap {
+            if run.role.kind == RunKind::Help {
+                write(record, HELP);
+            } else if run.role.kind == RunKind::SizeCap {
                 write(record, &listing(5, CUT));
             } else {
                 write(record, &huge);

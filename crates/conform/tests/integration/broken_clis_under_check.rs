@@ -13,9 +13,7 @@ use crate::support::{conform, generated_block, repo_root};
 
 /// What check finds beyond the hand-written profile: (broken CLI, check, why).
 const WIDER: &[(&str, &str, &str)] = &[
-    ("ansi-when-piped", "headless_auth", BROKEN_ENVELOPES),
     ("ansi-when-piped", "network_timeout", BROKEN_ENVELOPES),
-    ("envelope-missing-warnings", "headless_auth", BROKEN_ENVELOPES),
     ("envelope-missing-warnings", "network_timeout", BROKEN_ENVELOPES),
     (
         "error-without-retryable",
@@ -27,7 +25,6 @@ const WIDER: &[(&str, &str, &str)] = &[
         "timeout_flag",
         "`releases --timeout 1s` at the black hole gives up with an error that lacks `retryable`: the same defect",
     ),
-    ("json-needs-format-flag", "headless_auth", BROKEN_ENVELOPES),
     ("json-needs-format-flag", "network_timeout", BROKEN_ENVELOPES),
     (
         "json-needs-format-flag",
