@@ -94,6 +94,10 @@ pub(crate) struct RunFacts {
     /// rests on it.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub starved_again: bool,
+    /// For a run the kit stopped at its limit: what its processes were blocked on
+    /// right before the kit's SIGTERM.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting_on: Option<WaitingFacts>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -121,6 +125,15 @@ pub(crate) struct KitKillFacts {
 pub(crate) struct HolderFacts {
     pub pid: i32,
     pub cmdline: String,
+}
+
+/// What a run was blocked on at its limit: `kind` for machines (`stdin`,
+/// `terminal`, `black_hole`, `network`, `socket`, `listening`, `child`, `busy`,
+/// `nothing`, `unknown`), `detail` in words.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct WaitingFacts {
+    pub kind: String,
+    pub detail: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -196,6 +209,10 @@ impl RunFacts {
                 }))
             }),
             starved_again: r.starved_again,
+            waiting_on: r.waiting_on.as_ref().map(|waiting| WaitingFacts {
+                kind: waiting.kind().to_string(),
+                detail: waiting.describe(&r.proxy_requests),
+            }),
             orphans_killed: r
                 .orphans_killed
                 .iter()
@@ -219,6 +236,11 @@ pub(crate) struct Evidence {
     /// starved CPU cannot have caused it, so it stands when the run was starved.
     #[serde(skip)]
     pub observed: bool,
+    /// For a failure `Outcome::completed` made of a run stopped at its limit: what
+    /// the run was still doing, added to the end of the detail once the check is
+    /// judged, after anything the check itself added to it.
+    #[serde(skip)]
+    pub still_running: Option<String>,
 }
 
 impl Evidence {
@@ -227,6 +249,7 @@ impl Evidence {
             run: RunFacts::of(run),
             detail,
             observed: false,
+            still_running: None,
         }
     }
 

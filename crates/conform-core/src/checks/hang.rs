@@ -1,7 +1,15 @@
 //! `no_hang_stdin_closed` and `no_hang_stdin_open`: the probes' own runs exit within
 //! the limit, with stdin at EOF and with a pipe that never delivers a byte.
+//!
+//! A run at its limit fails them whatever it waited on, as in the reference kit,
+//! and the failure says what that was. Where conform put the run's network at its
+//! black hole (`conform check`), a run waiting on a connection there is
+//! `network_timeout`'s, and one listening on a port is a server: neither is
+//! judged here.
 
-use super::{CheckId, CheckSpec, Context, Judge, Outcome};
+use super::evidence::quoted;
+use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
+use crate::exec::{Network, WaitingOn};
 use crate::plan::RunKind;
 
 pub(super) const NO_HANG_STDIN_CLOSED: CheckSpec = CheckSpec {
@@ -29,26 +37,212 @@ pub(super) const NO_HANG_STDIN_OPEN: CheckSpec = CheckSpec {
 };
 
 pub(super) fn judge_closed(ctx: &Context<'_>) -> Outcome {
-    let mut outcome = Outcome::new(CheckId::NoHangStdinClosed);
+    judge(ctx, CheckId::NoHangStdinClosed)
+}
+
+pub(super) fn judge_open(ctx: &Context<'_>) -> Outcome {
+    judge(ctx, CheckId::NoHangStdinOpen)
+}
+
+fn judge(ctx: &Context<'_>, id: CheckId) -> Outcome {
+    let mut outcome = Outcome::new(id);
+    let mut not_hangs = Vec::new();
     for run in ctx.declared_runs() {
-        outcome.completed(&run);
+        if let Some(why) = not_a_hang(&run) {
+            not_hangs.push(format!(
+                "{} (stdin {}) was {why}",
+                quoted(&run.planned.label),
+                run.record.stdin.as_str()
+            ));
+            continue;
+        }
+        if !outcome.completed(&run) && id == CheckId::NoHangStdinOpen && run.record.timed_out {
+            if let Some(last) = outcome.failures.last_mut() {
+                last.detail.push_str(
+                    " (stdin was an open pipe that never delivered a byte: the tool waited on it; \
+                     never read stdin or prompt unless told to, REQ-F-009)",
+                );
+            }
+        }
+    }
+    if outcome.runs_checked == 0 && !not_hangs.is_empty() {
+        outcome.skip(format!(
+            "no run to judge: each that hit its limit, with its network at conform's black \
+             hole, waited on what is no hang: {}",
+            not_hangs.join("; ")
+        ));
     }
     outcome
 }
 
-pub(super) fn judge_open(ctx: &Context<'_>) -> Outcome {
-    let mut outcome = Outcome::new(CheckId::NoHangStdinOpen);
-    for run in ctx.declared_runs() {
-        if !outcome.completed(&run) {
-            if let Some(last) = outcome.failures.last_mut() {
-                if run.record.timed_out {
-                    last.detail.push_str(
-                        " (stdin was an open pipe that never delivered a byte: the tool waited on it; \
-                         never read stdin or prompt unless told to, REQ-F-009)",
-                    );
-                }
-            }
+/// Why a run that hit its limit is not a hang, when conform itself put its network
+/// at the black hole (every run of `conform check`): a wait on a connection there is
+/// `network_timeout`'s finding, and a listening socket is a server waiting for
+/// clients. Under a profile's own network (`conform run`) every run at its limit is
+/// a hang, as in the reference kit, whatever it waited on.
+fn not_a_hang(run: &Judged<'_>) -> Option<String> {
+    let record = run.record;
+    if !record.timed_out || run.planned.spec.network != Network::BlackHole {
+        return None;
+    }
+    let waiting = record.waiting_on.as_ref()?;
+    let described = waiting.describe(&record.proxy_requests);
+    match waiting {
+        // The listener recorded it, so network_timeout counts it.
+        WaitingOn::BlackHole if !record.proxy_requests.is_empty() => Some(format!(
+            "{described}: network_timeout's finding, not a hang"
+        )),
+        WaitingOn::Listening { .. } => Some(format!(
+            "{described}: a server waits for clients, which is not a hang"
+        )),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::checks::skips::{assert_passed, judged_at_black_hole, judged_with};
+    use crate::checks::Status;
+    use crate::exec::{Exit, ProxyRequest, RunRecord, StdinMode};
+    use crate::plan::PlannedRun;
+
+    const PROFILE: &str = r#"{
+        "schema_version": "1.0", "tool": "t", "command": ["sh"], "timeout_seconds": 5,
+        "probes": [
+            { "name": "list", "argv": ["list"], "kind": "read" },
+            { "name": "serve", "argv": ["serve"], "kind": "read" },
+            { "name": "bad", "argv": ["list", "--nope"], "kind": "invalid" }
+        ]
+    }"#;
+
+    fn hung(record: &mut RunRecord, waiting: WaitingOn) {
+        record.timed_out = true;
+        record.exit = Exit::Unknown;
+        record.waiting_on = Some(waiting);
+    }
+
+    fn at_hole(record: &mut RunRecord) {
+        hung(record, WaitingOn::BlackHole);
+        record.proxy_requests = vec![ProxyRequest {
+            host: Some("api.example.com".into()),
+            port: Some(443),
+            path: None,
+            unsent: false,
+            at: Duration::from_millis(5),
+        }];
+    }
+
+    /// `list` waits at the black hole and `serve` listens on 8001, in their
+    /// stdin-closed runs (`label` then is the probe's name).
+    fn network_and_server(run: &PlannedRun, record: &mut RunRecord) {
+        match run.label.as_str() {
+            "list" => at_hole(record),
+            "serve" => hung(record, WaitingOn::Listening { port: 8001 }),
+            _ => {}
         }
     }
-    outcome
+
+    #[test]
+    fn under_a_profiles_own_network_every_run_at_its_limit_is_a_hang_and_says_what_it_waited_on() {
+        let outcome = judged_with(PROFILE, CheckId::NoHangStdinClosed, network_and_server);
+        assert_eq!(outcome.status(), Status::Fail, "{outcome:#?}");
+        assert_eq!(outcome.runs_checked, 3);
+        let details: Vec<&str> = outcome.failures.iter().map(|f| f.detail.as_str()).collect();
+        assert_eq!(
+            details,
+            [
+                "no exit within the 5s limit; the kit killed its process group; still running: \
+                 waiting on a connection to api.example.com:443 at the black hole",
+                "no exit within the 5s limit; the kit killed its process group; still running: \
+                 listening on port 8001 (a server)",
+            ]
+        );
+    }
+
+    #[test]
+    fn at_conforms_black_hole_a_network_wait_or_a_server_is_no_hang_and_all_such_skip() {
+        let outcome = judged_at_black_hole(PROFILE, CheckId::NoHangStdinClosed, |run, record| {
+            network_and_server(run, record);
+            if run.label == "bad" {
+                hung(record, WaitingOn::Listening { port: 9000 });
+            }
+        });
+        assert_eq!(outcome.status(), Status::Skip, "{outcome:#?}");
+        assert_eq!(outcome.runs_checked, 0);
+        let reason = outcome.skipped_reason.unwrap_or_default();
+        for words in [
+            "\"list\" (stdin closed) was waiting on a connection to api.example.com:443 at \
+             the black hole: network_timeout's finding, not a hang",
+            "\"serve\" (stdin closed) was listening on port 8001 (a server): a server waits \
+             for clients",
+        ] {
+            assert!(reason.contains(words), "{words:?} not in {reason}");
+        }
+
+        // Beside a run that exits, the others are not counted: a pass on one run.
+        let outcome = judged_at_black_hole(PROFILE, CheckId::NoHangStdinClosed, network_and_server);
+        assert_passed(&outcome, 1);
+    }
+
+    #[test]
+    fn at_the_black_hole_a_wait_on_stdin_a_child_or_nothing_is_still_a_hang() {
+        for waiting in [
+            WaitingOn::Stdin {
+                terminal: false,
+                after: Some("Name:".into()),
+            },
+            WaitingOn::Child {
+                name: Some("less".into()),
+            },
+            WaitingOn::Nothing,
+            // Connected, but the listener never saw it: nothing for network_timeout.
+            WaitingOn::BlackHole,
+        ] {
+            let outcome = judged_at_black_hole(PROFILE, CheckId::NoHangStdinOpen, |run, record| {
+                if run.label.starts_with("list") {
+                    hung(record, waiting.clone());
+                }
+            });
+            assert_eq!(outcome.status(), Status::Fail, "{waiting:?}");
+            assert_eq!(outcome.failures.len(), 1);
+            let detail = &outcome.failures[0].detail;
+            assert!(
+                detail.starts_with("no exit within the 5s limit; the kit killed its process group"),
+                "{detail}"
+            );
+            assert!(detail.contains("(stdin was an open pipe"), "{detail}");
+            assert!(
+                detail.ends_with(&format!("; still running: {}", waiting.describe(&[]))),
+                "{detail}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_run_held_at_the_black_hole_that_the_hang_checks_leave_fails_network_timeout() {
+        // `bad` is no read probe: network_timeout counts its run only because the
+        // hang checks left that wait to it.
+        let outcome = judged_at_black_hole(PROFILE, CheckId::NetworkTimeout, |run, record| {
+            if matches!(run.label.as_str(), "list" | "bad") {
+                at_hole(record);
+            }
+        });
+        assert_eq!(outcome.status(), Status::Fail, "{outcome:#?}");
+        let failed: Vec<&str> = outcome
+            .failures
+            .iter()
+            .map(|f| f.run.probe.as_str())
+            .collect();
+        assert_eq!(failed, ["list", "bad"]);
+        assert!(
+            outcome.failures[0]
+                .detail
+                .contains("it waited on api.example.com:443 until conform's limit of 5s"),
+            "{outcome:#?}"
+        );
+        assert_eq!(outcome.failures[0].run.stdin, StdinMode::Closed.as_str());
+    }
 }

@@ -54,6 +54,7 @@ pub(crate) fn judge(ctx: &Context<'_>, selected: &BTreeSet<CheckId>) -> Vec<Outc
                     .unwrap_or_else(|| panicked(spec.id, "its family gave no outcome for it"))
             }
         };
+        outcome.add_still_running();
         set_aside_starved(ctx, spec.reads, &mut outcome);
         if outcome.status() == Status::Pass && outcome.runs_checked == 0 {
             outcome.skip(nothing_judged(ctx));

@@ -242,16 +242,32 @@ impl Outcome {
             return false;
         }
         if run.record.timed_out {
-            self.fail(
-                run,
-                format!(
-                    "no exit within the {}s limit; the kit killed its process group",
-                    run.record.limit.as_secs_f64()
-                ),
-            );
+            self.failures.push(Evidence {
+                still_running: run.record.still_running(),
+                ..Evidence::of(
+                    run,
+                    format!(
+                        "no exit within the {}s limit; the kit killed its process group",
+                        run.record.limit.as_secs_f64()
+                    ),
+                )
+            });
             return false;
         }
         true
+    }
+
+    /// Ends the detail of each failure [`Outcome::completed`] made at a run's limit
+    /// with what the run was still doing ("; still running: blocked reading stdin
+    /// after printing `Name:`"): last, so what a check added after the limit's
+    /// words stays next to them.
+    pub(crate) fn add_still_running(&mut self) {
+        for failure in &mut self.failures {
+            if let Some(waiting) = failure.still_running.take() {
+                failure.detail.push_str("; still running: ");
+                failure.detail.push_str(&waiting);
+            }
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::support::proxy::{asks_for_versions, hosts};
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
-use crate::exec::ProxyRequest;
+use crate::exec::{ProxyRequest, WaitingOn};
 use crate::plan::RunKind;
 use crate::profile::ProbeKind;
 
@@ -42,7 +42,10 @@ fn judge(ctx: &Context<'_>) -> Outcome {
                 .probe_index()
                 .and_then(|p| ctx.profile.profile.probes.get(p))
                 .is_some_and(|probe| probe.kind == ProbeKind::Read);
-            if run.record.timed_out && reached && read {
+            // Any probe's run found waiting on the listener at its limit: the hang
+            // checks leave that wait to this check.
+            let at_hole = run.record.waiting_on == Some(WaitingOn::BlackHole);
+            if run.record.timed_out && reached && (read || at_hole) {
                 outcome.runs_checked += 1;
                 outcome.fail(&run, waited_forever(&run));
             }

@@ -75,6 +75,38 @@ pub(super) fn judged_in(
     id: CheckId,
     fill: impl Fn(&PlannedRun, &mut RunRecord) -> bool,
 ) -> Outcome {
+    judged_planned(text, id, |_| {}, fill)
+}
+
+/// [`judged_with`] with every run's network at a black hole, as `conform check`
+/// makes every run.
+pub(super) fn judged_at_black_hole(
+    text: &str,
+    id: CheckId,
+    fill: impl Fn(&PlannedRun, &mut RunRecord),
+) -> Outcome {
+    judged_planned(
+        text,
+        id,
+        |plan| {
+            for run in &mut plan.runs {
+                run.spec.network = crate::exec::Network::BlackHole;
+            }
+        },
+        |run, record| {
+            fill(run, record);
+            true
+        },
+    )
+}
+
+/// [`judged_in`] over the plan as `adjust` changes it before the runs are made.
+fn judged_planned(
+    text: &str,
+    id: CheckId,
+    adjust: impl Fn(&mut plan::Plan),
+    fill: impl Fn(&PlannedRun, &mut RunRecord) -> bool,
+) -> Outcome {
     let dir = std::env::temp_dir();
     let (profile, program) = profile::parse(text, &dir).expect("valid profile");
     let loaded = LoadedProfile {
@@ -85,13 +117,14 @@ pub(super) fn judged_in(
         locations: profile::Locations::scan(text),
     };
     let selected = BTreeSet::from([id]);
-    let plan = plan::plan(
+    let mut plan = plan::plan(
         &loaded,
         &super::reads(&selected),
         RunOptions {
             capture_limit: 1 << 20,
         },
     );
+    adjust(&mut plan);
     let records: Records = plan
         .runs
         .iter()

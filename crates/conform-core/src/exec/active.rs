@@ -18,6 +18,7 @@ use super::process::Process;
 use super::sandbox;
 use super::session::Scratch;
 use super::trigger::Armed;
+use super::waiting::{self, WaitingOn};
 use super::{
     holders, json_payload, spawn, Exit, KitKill, Network, RunError, RunErrorKind, RunRecord,
     RunSpec, StdinMode,
@@ -101,6 +102,12 @@ pub(super) struct Active {
     kill: Option<KitKill>,
     /// Whether the tool uses the CPU, and how long it waited for one.
     demand: Demand,
+    /// The inode of the tool's stdin pipe, when it is one: what a read of stdin
+    /// blocks on.
+    stdin_pipe: Option<u64>,
+    /// Whether stderr (rather than stdout) is where the tool last wrote: the last
+    /// line a tool printed before it blocked is read from there.
+    stderr_last: bool,
 }
 
 impl Active {
@@ -191,6 +198,9 @@ impl Active {
         let stdout = spawned.terminal.or(spawned.stdout);
         let pid = spawned.pid;
         let stdin = spawned.stdin.map(File::from);
+        let stdin_pipe = stdin
+            .as_ref()
+            .and_then(|pipe| holders::pipe_inode(pipe.as_fd()));
         let payload = match (spec.stdin, &stdin) {
             (StdinMode::Payload(len), Some(pipe)) => Some(Payload::new(pipe, len)),
             _ => None,
@@ -212,6 +222,8 @@ impl Active {
             killed_at: None,
             kill: None,
             demand: Demand::new(started, kit_wait),
+            stdin_pipe,
+            stderr_last: false,
         };
         // `after_lines: 0` is due before any output.
         active.maybe_trigger();
@@ -312,6 +324,9 @@ impl Active {
         match source {
             Source::Stdout => {
                 let n = self.stdout.read_into(buf);
+                if n > 0 {
+                    self.stderr_last = false;
+                }
                 // Lines matter only for a pending trigger; counting is skipped
                 // otherwise, so a flood costs no per-byte work.
                 if self.trigger.is_due() {
@@ -324,7 +339,9 @@ impl Active {
                 }
             }
             Source::Stderr => {
-                self.stderr.read_into(buf);
+                if self.stderr.read_into(buf) > 0 {
+                    self.stderr_last = true;
+                }
             }
             Source::Exit => {}
             Source::Listener => {
@@ -482,6 +499,10 @@ impl Active {
     /// At the limit (or on cancel): SIGTERM to the group, then a short grace in which
     /// output is still read.
     fn time_out(&mut self, now: Instant, at_limit: bool) {
+        if at_limit {
+            // Before the SIGTERM: what the tool was blocked on, not how it dies.
+            self.record.waiting_on = Some(self.waiting_on());
+        }
         self.killed_at = Some(now);
         self.kill = Some(KitKill {
             at_limit,
@@ -494,6 +515,31 @@ impl Active {
         self.phase = Phase::TermGrace {
             until: now + TERM_GRACE,
         };
+    }
+
+    /// What the tool's processes are blocked on now (`waiting.rs`), with the last
+    /// line it printed when that is a read of stdin or a terminal.
+    fn waiting_on(&self) -> WaitingOn {
+        let waiting = waiting::read(waiting::Run {
+            group: self.group(),
+            stdin_pipe: self.stdin_pipe,
+            black_hole: self.hole.as_ref().map(Recorder::port),
+        });
+        match waiting {
+            WaitingOn::Stdin { terminal, .. } => {
+                let (last, other) = if self.stderr_last {
+                    (&self.stderr, &self.stdout)
+                } else {
+                    (&self.stdout, &self.stderr)
+                };
+                WaitingOn::Stdin {
+                    terminal,
+                    after: waiting::last_line(&last.captured.bytes)
+                        .or_else(|| waiting::last_line(&other.captured.bytes)),
+                }
+            }
+            other => other,
+        }
     }
 
     /// Kills what is left of the group and gives the pipes a short grace to reach

@@ -224,6 +224,11 @@ impl Recorder {
         }
     }
 
+    /// The port the black hole listens on.
+    pub(crate) fn port(&self) -> u16 {
+        self.hole.port()
+    }
+
     /// The fds to poll: the listener (`None`), and each connection still sending
     /// its head (`Some(index)`).
     pub(crate) fn sources(&self) -> impl Iterator<Item = (Option<usize>, BorrowedFd<'_>)> {

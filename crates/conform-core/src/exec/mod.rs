@@ -51,6 +51,7 @@ mod spawn;
 mod tests;
 mod toolchain;
 mod trigger;
+mod waiting;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -72,6 +73,7 @@ pub(crate) use sandbox::{
 pub(crate) use session::root as sandbox_root;
 pub use session::Cancel;
 pub(crate) use session::Session;
+pub(crate) use waiting::WaitingOn;
 
 /// Makes one run as described in the module docs and records what the tool did.
 /// Never panics and never outlasts `spec.limit` by more than about a second; a
@@ -308,6 +310,9 @@ pub(crate) struct RunRecord {
     /// CPU samples (every 100 ms, so a process that lived shorter may be missed),
     /// each once, at most 32: a pager the tool started shows here.
     pub processes_seen: Vec<String>,
+    /// For a run the kit stopped at its limit: what its processes were blocked on
+    /// right before the kit's SIGTERM (`waiting.rs`).
+    pub waiting_on: Option<WaitingOn>,
 }
 
 /// What became of a trigger after N lines: read by every check, never recomputed.
@@ -406,6 +411,17 @@ impl RunRecord {
             proxy_connections: None,
             proxy_requests: Vec::new(),
             processes_seen: Vec::new(),
+            waiting_on: None,
+        }
+    }
+
+    /// What the run was still doing when the kit stopped it at its limit, in
+    /// words ("blocked reading stdin after printing `Name:`"); `None` when it did
+    /// not hit its limit or nothing of it could be read.
+    pub(crate) fn still_running(&self) -> Option<String> {
+        match self.waiting_on.as_ref()? {
+            WaitingOn::Unknown => None,
+            waiting => Some(waiting.describe(&self.proxy_requests)),
         }
     }
 

@@ -1367,3 +1367,181 @@ fn files_left_in_the_sandbox_that_hold_a_needle_are_reported_with_their_mode() {
         ]
     );
 }
+
+/// Runs `spec` until its limit at growing limits, until the tool got as far as the
+/// wait under test before it (`ready`: it printed the line it prints right before
+/// that wait), so that a machine slow to start it cannot make the test read an
+/// earlier wait. The last attempt's record, whatever it shows.
+fn at_limit_when(spec: &RunSpec, ready: impl Fn(&RunRecord) -> bool) -> RunRecord {
+    let mut record = None;
+    for limit in [2, 10, 40] {
+        let (made, _) = run(&RunSpec {
+            limit: Duration::from_secs(limit),
+            ..spec.clone()
+        });
+        assert_killed_at_limit(&made);
+        let done = ready(&made);
+        record = Some(made);
+        if done {
+            break;
+        }
+    }
+    record.expect("made at least once")
+}
+
+fn printed(line: &'static str) -> impl Fn(&RunRecord) -> bool {
+    move |record| text(&record.stdout.bytes).lines().any(|l| l == line)
+}
+
+/// `python3 -c script` as a run of its own.
+fn python(script: &str) -> RunSpec {
+    RunSpec {
+        program: PathBuf::from("python3"),
+        args: vec!["-c".into(), script.into()],
+        ..spec("unused")
+    }
+}
+
+#[test]
+fn a_read_of_an_open_stdin_is_named_with_the_prompt_printed_before_it() {
+    let spec = RunSpec {
+        stdin: StdinMode::Open,
+        ..shell("echo Welcome; printf 'Display name []: ' >&2; read name")
+    };
+    let record = at_limit_when(&spec, |record| {
+        text(&record.stderr.bytes).contains("Display name")
+    });
+    assert_eq!(
+        record.waiting_on,
+        Some(exec::WaitingOn::Stdin {
+            terminal: false,
+            after: Some("Display name []:".into())
+        })
+    );
+    assert_eq!(
+        record.still_running().as_deref(),
+        Some("blocked reading stdin after printing `Display name []:`")
+    );
+
+    // `cat` on the pipe, having printed nothing.
+    let spec = RunSpec {
+        program: PathBuf::from("cat"),
+        args: Vec::new(),
+        ..spec.clone()
+    };
+    let record = at_limit_when(&spec, |_| true);
+    assert_eq!(
+        record.still_running().as_deref(),
+        Some("blocked reading stdin before printing anything")
+    );
+}
+
+#[test]
+fn a_wait_on_a_child_names_the_child_and_a_sleep_names_nothing() {
+    let record = at_limit_when(&shell("echo ready; sleep 600; echo done"), printed("ready"));
+    assert_eq!(
+        record.waiting_on,
+        Some(exec::WaitingOn::Child {
+            name: Some("sleep".into())
+        }),
+        "{:?}",
+        record.processes_seen
+    );
+    // A closed stdin is /dev/null, never a wait on stdin.
+    let record = at_limit_when(
+        &python("import time\nprint('ready', flush=True)\ntime.sleep(600)"),
+        printed("ready"),
+    );
+    assert_eq!(record.waiting_on, Some(exec::WaitingOn::Nothing));
+    assert_eq!(
+        record.still_running().as_deref(),
+        Some("sleeping or polling with no stdin, network or child to name")
+    );
+}
+
+#[test]
+fn a_listening_socket_is_named_a_server_whether_accepted_polled_or_selected() {
+    let listen = "import socket, select, selectors\n\
+        s = socket.socket()\n\
+        s.bind(('127.0.0.1', 0))\n\
+        s.listen()\n\
+        print(s.getsockname()[1])\n\
+        print('ready', flush=True)\n";
+    for wait in [
+        "s.accept()",
+        "p = select.poll()\np.register(s, select.POLLIN)\np.poll()",
+        "sel = selectors.EpollSelector()\nsel.register(s, selectors.EVENT_READ)\nsel.select()",
+        "select.select([s], [], [])",
+    ] {
+        let record = at_limit_when(&python(&format!("{listen}{wait}")), printed("ready"));
+        let port: u16 = text(&record.stdout.bytes)
+            .lines()
+            .next()
+            .and_then(|line| line.parse().ok())
+            .unwrap_or_else(|| panic!("no port printed: {record:?}"));
+        assert_eq!(
+            record.waiting_on,
+            Some(exec::WaitingOn::Listening { port }),
+            "{wait}"
+        );
+        assert_eq!(
+            record.still_running(),
+            Some(format!("listening on port {port} (a server)"))
+        );
+    }
+}
+
+#[test]
+fn a_connection_nobody_answers_is_named_by_its_address() {
+    // Never accepted: the kernel completes the handshake, and no byte ever comes.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a local port");
+    let address = listener.local_addr().expect("its address");
+    let script = format!(
+        "import socket\n\
+         c = socket.create_connection(('127.0.0.1', {}))\n\
+         print('ready', flush=True)\n\
+         c.recv(1)",
+        address.port()
+    );
+    let record = at_limit_when(&python(&script), printed("ready"));
+    assert_eq!(
+        record.waiting_on,
+        Some(exec::WaitingOn::Network {
+            remote: address,
+            connecting: false
+        })
+    );
+    assert_eq!(
+        record.still_running(),
+        Some(format!("waiting on a connection to {address}"))
+    );
+    drop(listener);
+}
+
+#[test]
+fn a_connection_to_the_black_hole_is_named_by_the_host_asked_for() {
+    let script = "import os, socket\n\
+        port = int(os.environ['HTTPS_PROXY'].rsplit(':', 1)[1])\n\
+        c = socket.create_connection(('127.0.0.1', port))\n\
+        c.sendall(b'CONNECT api.example.com:443 HTTP/1.1\\r\\nHost: api.example.com:443\\r\\n\\r\\n')\n\
+        print('ready', flush=True)\n\
+        c.recv(1)";
+    let spec = RunSpec {
+        network: exec::Network::BlackHole,
+        ..python(script)
+    };
+    let record = at_limit_when(&spec, printed("ready"));
+    assert_eq!(record.waiting_on, Some(exec::WaitingOn::BlackHole));
+    assert_eq!(
+        record.still_running().as_deref(),
+        Some("waiting on a connection to api.example.com:443 at the black hole")
+    );
+}
+
+#[test]
+fn a_run_that_exits_in_time_says_nothing_of_a_wait() {
+    let (record, _) = run(&shell("echo hi"));
+    assert_eq!(record.exit, Exit::Code(0));
+    assert_eq!(record.waiting_on, None);
+    assert_eq!(record.still_running(), None);
+}

@@ -17,7 +17,9 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::json_report::{ProfileIdentity, SCHEMA};
-use crate::checks::evidence::{CpuWaitFacts, HolderFacts, KitKillFacts, RunFacts, TriggerFacts};
+use crate::checks::evidence::{
+    CpuWaitFacts, HolderFacts, KitKillFacts, RunFacts, TriggerFacts, WaitingFacts,
+};
 use crate::checks::{CheckId, Evidence, Status};
 use crate::exec::{HoldingFile, ProxyRequest, SandboxReport, SentinelCall};
 use crate::partition::Partition;
@@ -146,6 +148,7 @@ fn check(c: &Value) -> Result<Check<Evidence>, String> {
                 run: run_facts(f),
                 detail: text(&f["detail"]),
                 observed: false,
+                still_running: None,
             })
             .collect(),
         skipped_reason: c["skipped_reason"].as_str().map(String::from),
@@ -235,6 +238,10 @@ fn run_facts(r: &Value) -> RunFacts {
             .get("first_attempt")
             .map(|first| Box::new(run_facts(first))),
         starved_again: r["starved_again"].as_bool().unwrap_or(false),
+        waiting_on: r.get("waiting_on").map(|w| WaitingFacts {
+            kind: text(&w["kind"]),
+            detail: text(&w["detail"]),
+        }),
     }
 }
 

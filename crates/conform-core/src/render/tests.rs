@@ -153,6 +153,7 @@ fn fixed_results() -> Vec<ProfileReport> {
             "stdout is not a single JSON document (key must be a string at line 1 column 2); it starts {start:?}: JSON must be on by default when stdout is not a terminal (REQ-F-003)"
         ),
         observed: false,
+        still_running: None,
     }
     };
     let failing = vec![
@@ -164,6 +165,7 @@ fn fixed_results() -> Vec<ProfileReport> {
                 run: open.clone(),
                 detail: "no exit within the 5s limit; the kit killed its process group".into(),
                 observed: false,
+                still_running: None,
             }],
             None,
         ),
@@ -183,6 +185,7 @@ fn fixed_results() -> Vec<ProfileReport> {
                 run: help.clone(),
                 detail: "--help was killed by SIGSEGV; expected exit 0 with `usage | help` on stderr <only>".into(),
                 observed: false,
+                still_running: None,
             }],
             None,
         ),
@@ -200,11 +203,13 @@ fn fixed_results() -> Vec<ProfileReport> {
                     run: isolated.clone(),
                     detail: "--help (isolated) exited 1, expected exit 0: asking what a tool is must always work (REQ-F-068)".into(),
                     observed: false,
+                    still_running: None,
                 },
                 Evidence {
                     run: isolated.clone(),
                     detail: "--help (isolated) created config/fixturecli/ in its fresh HOME/XDG/TMPDIR; help and version must not write anything (REQ-F-068)".into(),
                     observed: false,
+                    still_running: None,
                 },
             ],
             None,
@@ -638,6 +643,7 @@ fn a_grid_of_fifty_tools_by_every_check_renders_every_cell() {
                                 run,
                                 detail: format!("failure {n}/{c} <b>"),
                                 observed: false,
+                                still_running: None,
                             }],
                             None,
                         ),
@@ -718,6 +724,7 @@ fn a_json_report_read_back_writes_the_same_report() {
         run: run.clone(),
         detail: "a second check's failure on the same run".into(),
         observed: false,
+        still_running: None,
     });
     results[1].runs.push(run);
     let selected = CheckId::all();

@@ -94,6 +94,33 @@ fn a_tool_that_never_exits_fails_no_hang_within_its_limit() {
 }
 
 #[test]
+fn a_run_at_its_limit_says_what_it_was_blocked_on() {
+    // Closed, it reads EOF and exits; open, it blocks reading the pipe.
+    let run = run_hostile("read_stdin.sh", 3.0, "no_hang_stdin_open", &[]);
+    assert_eq!(run.status("no_hang_stdin_open"), "fail");
+    let details = run.details("no_hang_stdin_open");
+    assert!(
+        details.starts_with("no exit within the 3s limit; the kit killed its process group")
+            && details.ends_with("; still running: blocked reading stdin before printing anything"),
+        "{details}"
+    );
+    let failure = &run.reported("no_hang_stdin_open")["failures"][0];
+    assert_eq!(
+        failure["waiting_on"],
+        json!({
+            "kind": "stdin",
+            "detail": "blocked reading stdin before printing anything"
+        }),
+        "{failure:#}"
+    );
+    let errors = crate::support::schema_errors(
+        include_str!("../../../conform-core/schemas/json-report.schema.json"),
+        &run.report,
+    );
+    assert!(errors.is_empty(), "{errors:#?}");
+}
+
+#[test]
 fn a_tool_that_ignores_sigterm_is_killed_within_its_limit() {
     let run = run_hostile("ignores_term.sh", LIMIT, "no_hang_stdin_closed", &[]);
     assert_eq!(run.status("no_hang_stdin_closed"), "fail");

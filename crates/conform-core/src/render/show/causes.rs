@@ -91,6 +91,7 @@ mod tests {
                 run: (*run).clone(),
                 detail: format!("{} failed", id.spec().name),
                 observed: false,
+                still_running: None,
             })
             .collect();
         report

@@ -352,6 +352,7 @@ mod tests {
             run: run(&["t"], &[], "closed"),
             detail: detail.into(),
             observed: false,
+            still_running: None,
         };
         let failures = [
             evidence(r#"stdout is not JSON; it starts "{\"a\"": fix it"#),
@@ -382,6 +383,7 @@ mod tests {
             run: run.clone(),
             detail: detail.into(),
             observed: false,
+            still_running: None,
         };
         let failures = [
             failed(&list, "exited 1 after SIGTERM, expected 143"),
