@@ -5,6 +5,7 @@
 //! to catch it. Unset, democli is the reference CLI.
 
 use crate::error::CliError;
+use crate::spec::{Flag, Kind};
 
 /// Environment variable that selects a defect.
 pub const DEFECT_ENV: &str = "DEMOCLI_DEFECT";
@@ -159,6 +160,9 @@ pub enum Defect {
     /// `deployments validate` reads stdin without its declared cap and accepts an
     /// oversized payload.
     StdinUnbounded,
+    /// `releases` lists and accepts `--api-key KEY` for the demo registry, and names
+    /// no variable or file that could carry the key instead.
+    ApiKeyFlagOnly,
 }
 
 impl Defect {
@@ -254,6 +258,7 @@ impl Defect {
         ("error-echoes-token", Defect::ErrorEchoesToken),
         ("positional-through-shell", Defect::PositionalThroughShell),
         ("stdin-unbounded", Defect::StdinUnbounded),
+        ("api-key-flag-only", Defect::ApiKeyFlagOnly),
     ];
 
     pub fn from_name(name: &str) -> Option<Defect> {
@@ -263,6 +268,22 @@ impl Defect {
             .map(|(_, defect)| *defect)
     }
 }
+
+/// The flag the api-key-flag-only defect adds to `releases`: a secret on the
+/// command line, where process listings and shell history show it (REQ-C-016).
+pub static API_KEY_FLAG: Flag = Flag {
+    name: "api-key",
+    short: None,
+    kind: Kind::Text,
+    required: false,
+    default: None,
+    pattern: None,
+    value_name: "KEY",
+    description: "API key for the demo registry registry.democli.invalid",
+};
+
+/// The key of the command the api-key-flag-only defect adds `--api-key` to.
+pub const API_KEY_COMMAND: &str = "releases";
 
 /// The defect switch of this process: at most one defect is on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

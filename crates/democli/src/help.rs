@@ -12,7 +12,16 @@ use crate::output::{self, envelope, Format, Meta, Ui};
 use crate::spec::{self, Command, Fallback, Flag, Kind};
 
 pub fn print(ui: &Ui, command: &Command, started: Instant) -> io::Result<u8> {
-    let text = render(command);
+    let mut text = render(command);
+    if ui.faults.on(Defect::ApiKeyFlagOnly) && command.key == crate::defect::API_KEY_COMMAND {
+        // The flag goes first among the command's options.
+        let mut line = String::new();
+        flag_lines(
+            &mut line,
+            std::slice::from_ref(&crate::defect::API_KEY_FLAG),
+        );
+        text = text.replacen("Options:\n", &format!("Options:\n{line}"), 1);
+    }
     if ui.env.stdout_tty || ui.faults.on(Defect::HelpOnStdout) {
         output::write_stdout(&text)?;
         return Ok(0);

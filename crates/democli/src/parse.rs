@@ -9,7 +9,7 @@ use std::iter::Peekable;
 
 use serde_json::json;
 
-use crate::defect::{Defect, Faults};
+use crate::defect::{self, Defect, Faults};
 use crate::error::CliError;
 use crate::spec::{self, Accepts, Command, Flag, Kind, Positional};
 
@@ -128,7 +128,11 @@ impl Parser {
                 && flag.name == "format"
                 && !self.command.path.is_empty())
         });
-        global.or_else(|| self.command.local_flag(name))
+        let api_key = (self.faults.on(Defect::ApiKeyFlagOnly)
+            && self.command.key == defect::API_KEY_COMMAND
+            && name == defect::API_KEY_FLAG.name)
+            .then_some(&defect::API_KEY_FLAG);
+        global.or_else(|| self.command.local_flag(name)).or(api_key)
     }
 
     fn short(&self, arg: &str) -> Option<&'static Flag> {

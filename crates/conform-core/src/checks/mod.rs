@@ -25,6 +25,7 @@ mod output_schema;
 mod pagination;
 mod profile_consistency;
 mod repl;
+mod secret_flags;
 mod secrets;
 mod self_update;
 mod signals;
@@ -113,6 +114,7 @@ registry! {
     GenericEnvIgnored => generic_env::GENERIC_ENV_IGNORED,
     DebugNoSecretLeak => secrets::DEBUG_NO_SECRET_LEAK,
     SecretNotEchoed => secrets::SECRET_NOT_ECHOED,
+    SecretFlagsHaveAlternative => secret_flags::SECRET_FLAGS_HAVE_ALTERNATIVE,
     ShellMetacharInert => injection::SHELL_METACHAR_INERT,
     NetworkTimeout => network_timeout::NETWORK_TIMEOUT,
     NoSelfUpdate => self_update::NO_SELF_UPDATE,

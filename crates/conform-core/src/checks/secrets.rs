@@ -1,10 +1,9 @@
 //! The secret checks, read from the canary runs: a canary secret planted in every
 //! secret-like variable must never be printed, nor stored where others can read it.
 //! `debug_no_secret_leak` judges the runs with a debug switch (REQ-F-051,
-//! REQ-F-034); `secret_not_echoed` the plain ones and the manifest's secret flags
-//! (REQ-C-016). One leak fails one check.
-
-use serde_json::Value;
+//! REQ-F-034); `secret_not_echoed` the plain ones (REQ-C-016). One leak fails one
+//! check. A flag that takes a secret on the command line is
+//! `secret_flags_have_alternative`'s.
 
 use super::support::canaries::{describe, sightings};
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
@@ -26,19 +25,14 @@ pub(super) const DEBUG_NO_SECRET_LEAK: CheckSpec = CheckSpec {
 pub(super) const SECRET_NOT_ECHOED: CheckSpec = CheckSpec {
     id: CheckId::SecretNotEchoed,
     name: "secret_not_echoed",
-    title: "No canary secret is printed or stored readable by others; a secret flag has an env or file alternative",
+    title: "No canary secret is printed or stored readable by others",
     level: 2,
     failure_modes: &[24],
     requirements: &["REQ-C-016"],
     extension: true,
-    reads: &[RunKind::Canary, RunKind::Manifest],
+    reads: &[RunKind::Canary],
     judge: Judge::Alone(judge_plain),
 };
-
-/// Words in a flag's name that say it carries a secret.
-const SECRET_WORDS: [&str; 5] = ["token", "secret", "password", "api-key", "credential"];
-/// Endings of a flag that names where a secret is, not the secret itself.
-const SOURCE_ENDINGS: [&str; 4] = ["-file", "-stdin", "-env", "-from-env"];
 
 fn judge_debug(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::DebugNoSecretLeak);
@@ -131,59 +125,10 @@ fn judge_plain(ctx: &Context<'_>) -> Outcome {
             );
         }
     }
-    if let (Some(manifest), Some(run)) = (
-        ctx.manifest_as_read(),
-        ctx.run(RunRole::command(RunKind::Manifest)),
-    ) {
-        outcome.runs_checked += 1;
-        for flag in secret_flags_without_alternative(manifest) {
-            outcome.fail(
-                &run,
-                format!(
-                    "the manifest's flag --{flag} carries a secret on the command line, \
-                     where process lists and shell history show it, and declares no \
-                     alternative: give it env_vars, or a --{flag}-file or --{flag}-stdin \
-                     sibling (REQ-C-016)"
-                ),
-            );
-        }
-    }
     if outcome.runs_checked == 0 {
-        outcome.skip("no read or invalid probe to plant canary secrets in, and no manifest");
+        outcome.skip("no read or invalid probe to plant canary secrets in");
     }
     outcome
-}
-
-/// The flags (root and every command's, `where` first) whose name says they carry
-/// a secret and that have no `env_vars` and no `-file` or `-stdin` sibling.
-fn secret_flags_without_alternative(manifest: &Value) -> Vec<String> {
-    let commands = manifest
-        .get("commands")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flat_map(|commands| commands.values());
-    let mut found: Vec<String> = Vec::new();
-    for flags in std::iter::once(manifest)
-        .chain(commands)
-        .filter_map(|entry| entry.get("flags")?.as_object())
-    {
-        for (name, flag) in flags {
-            let lower = name.to_ascii_lowercase();
-            let secret = SECRET_WORDS.iter().any(|word| lower.contains(word))
-                && !SOURCE_ENDINGS.iter().any(|end| lower.ends_with(end));
-            let has_env = flag
-                .get("env_vars")
-                .and_then(Value::as_array)
-                .is_some_and(|vars| !vars.is_empty());
-            let sibling = ["file", "stdin"]
-                .iter()
-                .any(|end| flags.contains_key(&format!("{name}-{end}")));
-            if secret && !has_env && !sibling && !found.contains(name) {
-                found.push(name.clone());
-            }
-        }
-    }
-    found
 }
 
 #[cfg(test)]
@@ -302,19 +247,6 @@ mod tests {
             details[0].ends_with("(left out, as the tool rejects them: PREFIX_DEBUG=1 (exit 2))"),
             "{details:?}"
         );
-    }
-
-    #[test]
-    fn a_secret_flag_needs_an_env_or_file_alternative_in_the_manifest() {
-        let manifest = serde_json::json!({
-            "flags": { "api-key": { "type": "string" }, "token-file": { "type": "string" } },
-            "commands": {
-                "login": { "flags": {
-                    "password": { "type": "string", "env_vars": [{ "name": "T_PASSWORD" }] },
-                    "token": { "type": "string" }, "token-stdin": { "type": "boolean" } } }
-            }
-        });
-        assert_eq!(secret_flags_without_alternative(&manifest), ["api-key"]);
     }
 
     #[test]

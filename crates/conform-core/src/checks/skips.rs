@@ -358,6 +358,21 @@ fn the_part_4_checks_skip_when_they_have_nothing_to_run() {
     let outcome = judged_with(STREAM_ONLY, CheckId::SecretNotEchoed, |_, _| {});
     assert_skipped(
         &outcome,
-        "no read or invalid probe to plant canary secrets in, and no manifest",
+        "no read or invalid probe to plant canary secrets in",
     );
+}
+
+#[test]
+fn secret_flags_have_alternative_skips_when_no_help_or_manifest_was_read() {
+    // Every help run printed nothing, and the profile has no manifest.
+    let outcome = judged(CheckId::SecretFlagsHaveAlternative, |_, _| {});
+    assert_skipped(
+        &outcome,
+        "no help text to read: `t --help`, `t list --help`",
+    );
+
+    let outcome = judged(CheckId::SecretFlagsHaveAlternative, |_, record| {
+        record.stderr.bytes = b"Usage: t list [--limit N]\n".to_vec();
+    });
+    assert_passed(&outcome, 2);
 }

@@ -22,6 +22,9 @@ pub(crate) enum RunKind {
     SecondPreview,
     /// The tool with `--help`.
     Help,
+    /// Each read probe's command path (its words before the first option) with
+    /// `--help`, once per path; the root `--help` is [`RunKind::Help`].
+    CommandHelp,
     /// The profile's `manifest` argv.
     Manifest,
     /// The argument-order placements.
@@ -104,13 +107,14 @@ pub(crate) enum RunKind {
 
 impl RunKind {
     /// Every kind: the planner must make each (a test holds it to that).
-    pub(crate) const ALL: [RunKind; 37] = [
+    pub(crate) const ALL: [RunKind; 38] = [
         RunKind::Closed,
         RunKind::Open,
         RunKind::NoColor,
         RunKind::Preview,
         RunKind::SecondPreview,
         RunKind::Help,
+        RunKind::CommandHelp,
         RunKind::Manifest,
         RunKind::ArgumentOrder,
         RunKind::Stream,
@@ -172,8 +176,8 @@ impl RunKind {
     }
 
     /// Every kind whose output is on pipes: for checks that judge every such run.
-    pub(crate) const ON_PIPES: [RunKind; 34] = {
-        let mut kinds = [RunKind::Closed; 34];
+    pub(crate) const ON_PIPES: [RunKind; 35] = {
+        let mut kinds = [RunKind::Closed; 35];
         let (mut from, mut to) = (0, 0);
         while from < RunKind::ALL.len() {
             if RunKind::ALL[from].on_pipes() {

@@ -101,6 +101,9 @@ pub(crate) fn plan(loaded: &LoadedProfile, kinds: &BTreeSet<RunKind>, options: R
         let role = RunRole::command(RunKind::Help);
         help_run = Some(planner.add("--help".into(), role, spec, vec![], None));
     }
+    if needs.contains(&RunKind::CommandHelp) {
+        planner.command_helps();
+    }
     let mut manifest_run = None;
     if let (true, Some(manifest)) = (needs.contains(&RunKind::Manifest), &loaded.profile.manifest) {
         let spec = planner.spec(manifest.clone());

@@ -24,6 +24,8 @@ use crate::profile::{Probe, ProbeKind};
 const UNKNOWN_COMMAND: &str = "conform-no-such-command";
 /// The flag no tool has, appended to the first read probe's argv.
 pub(crate) const UNKNOWN_FLAG: &str = "--conform-no-such-flag";
+/// The flag a command's help run adds after its path.
+const HELP: &str = "--help";
 
 /// The kinds made from a read, invalid or destructive probe, in the order they are
 /// planned (and reported): the stdin-closed run first, the others gated on it.
@@ -382,6 +384,34 @@ impl Planner<'_> {
                 vec![],
                 None,
             );
+        }
+    }
+
+    /// Each read probe's command path with `--help`, stdin closed, once per path:
+    /// the words of its argv before the first option. A probe whose argv starts
+    /// with an option has no path of its own; its help is the root `--help` run.
+    pub(super) fn command_helps(&mut self) {
+        let loaded = self.loaded;
+        let mut seen: Vec<&[String]> = Vec::new();
+        for (index, probe) in loaded.profile.probes.iter().enumerate() {
+            if probe.kind != ProbeKind::Read {
+                continue;
+            }
+            let words = probe
+                .argv
+                .iter()
+                .take_while(|arg| !arg.starts_with('-'))
+                .count();
+            let path = &probe.argv[..words];
+            if path.is_empty() || seen.contains(&path) {
+                continue;
+            }
+            seen.push(path);
+            let argv: Vec<String> = path.iter().cloned().chain([HELP.to_string()]).collect();
+            let label = format!("{} {HELP}", path.join(" "));
+            let spec = self.spec(argv);
+            let role = RunRole::probe(RunKind::CommandHelp, index);
+            self.add(label, role, spec, vec![], None);
         }
     }
 

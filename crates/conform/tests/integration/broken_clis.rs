@@ -268,4 +268,5 @@ broken! {
     error_echoes_token => "error-echoes-token",
     positional_through_shell => "positional-through-shell",
     stdin_unbounded => "stdin-unbounded",
+    api_key_flag_only => "api-key-flag-only",
 }
