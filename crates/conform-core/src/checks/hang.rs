@@ -1,6 +1,7 @@
 //! `no_hang_stdin_closed` and `no_hang_stdin_open`: the probes' own runs exit within
 //! the limit, with stdin at EOF and with a pipe that never delivers a byte.
 
+use super::support::output::streams_start;
 use super::{CheckId, CheckSpec, Context, Judge, Outcome};
 use crate::plan::RunKind;
 
@@ -44,8 +45,9 @@ pub(super) fn judge_open(ctx: &Context<'_>) -> Outcome {
                 if run.record.timed_out {
                     last.detail.push_str(
                         " (stdin was an open pipe that never delivered a byte: the tool waited on it; \
-                         never read stdin or prompt unless told to, REQ-F-009)",
+                         never read stdin or prompt unless told to, REQ-F-009); ",
                     );
+                    last.detail.push_str(&streams_start(&run));
                 }
             }
         }

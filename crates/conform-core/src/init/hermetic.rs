@@ -7,8 +7,9 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use crate::exec::RunSpec;
 use crate::exec::{Network, Sandbox, EDITOR_AND_BROWSER_VARS, OPENERS, SENTINEL_VARS};
-use crate::plan::{Plan, RunKind};
+use crate::plan::{KitRun, Plan, PlannedRun, RunKind, RunRole, Subject};
 
 /// Words that make a variable's name read as a credential.
 const CREDENTIAL_WORDS: &[&str] = &["TOKEN", "SECRET", "KEY", "PASSWORD", "CREDENTIAL", "AUTH"];
@@ -68,6 +69,10 @@ pub(crate) struct Hermetic {
     /// Whether to make the made-up-command run: not for a tool whose help lists
     /// no subcommands (curl resolves the word as a host, jq compiles it).
     pub unknown_command: bool,
+    /// The arguments of `TOOL --help` (after the program), when its help calls
+    /// gave no help but a wait, a prompt or a crash: that call is made with stdin
+    /// open too, as a probe's run, for the hang checks to judge.
+    pub open_help: Option<Vec<String>>,
 }
 
 impl Hermetic {
@@ -92,6 +97,7 @@ impl Hermetic {
             network,
             cwd,
             unknown_command: true,
+            open_help: None,
         }
     }
 
@@ -128,6 +134,9 @@ impl Hermetic {
     pub(crate) fn apply(&self, plan: &mut Plan) {
         if !self.unknown_command {
             drop_runs(plan, |run| run.role.kind == RunKind::UnknownCommand);
+        }
+        if let Some(args) = &self.open_help {
+            add_open_help(plan, args);
         }
         for run in &mut plan.runs {
             let spec = &mut run.spec;
@@ -167,6 +176,30 @@ impl Hermetic {
             }
         }
     }
+}
+
+/// `TOOL --help` with an open stdin that never delivers a byte, as a probe's
+/// stdin-open run is made, when the selected checks read such runs: a help that
+/// prompts waits there, and the hang checks name it.
+fn add_open_help(plan: &mut Plan, args: &[String]) {
+    let Some(open) = plan.runs.iter().find(|run| run.role.kind == RunKind::Open) else {
+        return;
+    };
+    let spec = RunSpec {
+        args: args.to_vec(),
+        ..open.spec.clone()
+    };
+    plan.runs.push(PlannedRun {
+        label: format!("{} (stdin open)", KitRun::Help.name()),
+        role: RunRole {
+            kind: RunKind::Open,
+            subject: Subject::Kit(KitRun::Help),
+        },
+        spec,
+        after: Vec::new(),
+        gate: None,
+        derived: None,
+    });
 }
 
 /// Removes the runs `drop` picks, renumbering every reference to a later run.

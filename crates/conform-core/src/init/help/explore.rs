@@ -21,7 +21,7 @@ use super::commands::{add, HelpEntry};
 use super::listing::{listing_argvs, read_listing};
 use super::page::{lists_no_subcommands, read_page, HelpPage};
 use super::usage::program_name;
-use crate::init::tool::{Explored, Tool};
+use crate::init::tool::{Explored, Tool, Unread};
 use crate::init::{probe, Body, Census, Failure, Warning, UNKNOWN_FLAG};
 
 /// How deep the command tree is read at most: twilio's API commands are four to
@@ -75,7 +75,11 @@ pub(crate) fn explore(
     name: &str,
     settings: &Settings,
 ) -> Result<Body, Failure> {
-    let root = super::root_help(tool, name)?;
+    let root = match tool.root_help(name) {
+        Ok(root) => root,
+        Err(unread) if unread.how.judgeable() => return Ok(without_help(&unread)),
+        Err(unread) => return Err(super::no_help(&unread)),
+    };
     let program = program_name(&root, name);
     let program = program.as_str();
     let mut body = Body::default();
@@ -320,6 +324,23 @@ pub(crate) fn explore(
     census.left.sort_by(|a, b| a.command.cmp(&b.command));
     body.census = Some(census);
     Ok(body)
+}
+
+/// The profile of a tool whose help calls gave no help but showed what the checks
+/// judge (a wait, a prompt, a crash, prose): the unknown-flag probe alone, no
+/// made-up command, and a warning naming the call and what it printed. The checks
+/// then judge the help call's own runs: `help_off_stdout`, `help_version_pure`,
+/// and the hang checks on `--help` with stdin open.
+fn without_help(unread: &Unread) -> Body {
+    let argv = [UNKNOWN_FLAG.to_string()];
+    Body {
+        probes: vec![Value::Object(probe("unknown flag", &argv, "invalid"))],
+        warnings: vec![Warning::help_unread(unread)],
+        census: Some(Census::default()),
+        lists_subcommands: false,
+        help_unread: true,
+        ..Body::default()
+    }
 }
 
 /// The commands the root help lists, with those of every complete listing it
