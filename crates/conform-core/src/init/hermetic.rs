@@ -305,4 +305,56 @@ mod tests {
         assert!(gaps[0].contains("--network inherit"), "{gaps:?}");
         assert!(gaps[1].contains("MY_TOKEN"), "{gaps:?}");
     }
+
+    #[test]
+    fn the_open_help_run_is_added_only_where_the_checks_read_stdin_open_runs() {
+        let hermetic = Hermetic {
+            open_help: Some(vec!["--help".to_string()]),
+            ..Hermetic::new(Vec::new(), &[], Network::BlackHole, std::env::temp_dir())
+        };
+        let spec = |stdin| RunSpec {
+            program: PathBuf::from("t"),
+            args: vec!["--conform-no-such-flag".into()],
+            cwd: std::env::temp_dir(),
+            env_set: Vec::new(),
+            env_remove: Vec::new(),
+            stdin,
+            limit: std::time::Duration::from_secs(5),
+            capture_limit: crate::exec::DEFAULT_CAPTURE_LIMIT,
+            stream: false,
+            trigger: None,
+            output: crate::exec::Output::Pipes,
+            sandbox: None,
+            network: Network::Inherited,
+        };
+        let planned = |kind, stdin| PlannedRun {
+            label: "unknown flag".into(),
+            role: RunRole::probe(kind, 0),
+            spec: spec(stdin),
+            after: Vec::new(),
+            gate: None,
+            derived: None,
+        };
+        let mut closed_only = Plan {
+            runs: vec![planned(RunKind::Closed, crate::exec::StdinMode::Closed)],
+        };
+        hermetic.apply(&mut closed_only);
+        assert_eq!(closed_only.runs.len(), 1);
+
+        let mut with_open = Plan {
+            runs: vec![
+                planned(RunKind::Closed, crate::exec::StdinMode::Closed),
+                planned(RunKind::Open, crate::exec::StdinMode::Open),
+            ],
+        };
+        hermetic.apply(&mut with_open);
+        let added = with_open.runs.last().expect("a run");
+        assert_eq!(added.label, "--help (stdin open)");
+        assert_eq!(added.spec.args, ["--help"]);
+        assert_eq!(added.spec.stdin, crate::exec::StdinMode::Open);
+        assert_eq!(added.role.subject, Subject::Kit(KitRun::Help));
+        // Made the hermetic way, as every other run.
+        assert!(added.spec.sandbox.is_some());
+        assert_eq!(added.spec.network, Network::BlackHole);
+    }
 }

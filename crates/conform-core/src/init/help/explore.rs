@@ -609,7 +609,7 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::init::tool::{Measured, Trial};
+    use crate::init::tool::{Measured, Trial, Unusable};
 
     /// A tool of canned help texts whose every exploration run exits 0.
     #[derive(Default)]
@@ -971,5 +971,65 @@ mod tests {
         assert_eq!(preview_flag(&page).as_deref(), Some("--dry-run"));
         let page = read_page("Options:\n  --dry-run-only  x\n", &["t", "delete"]);
         assert_eq!(preview_flag(&page), None);
+    }
+
+    /// A tool whose root help gave none, as `unread` says.
+    struct Unhelpful(Unread);
+
+    impl Tool for Unhelpful {
+        fn help(&mut self, _: &[String], _: &str) -> Result<String, String> {
+            Err(self.0.reason.clone())
+        }
+
+        fn root_help(&mut self, _: &str) -> Result<String, Unread> {
+            Err(self.0.clone())
+        }
+
+        fn listing(&mut self, _: &[String]) -> Result<String, String> {
+            Err("no listing".into())
+        }
+
+        fn try_read(&mut self, _: &[String]) -> Trial {
+            Trial::Passed
+        }
+
+        fn measure(&mut self, _: &[String]) -> Measured {
+            Measured::Failed
+        }
+    }
+
+    fn unread(how: Unusable, printed: &str) -> Unread {
+        Unread {
+            reason: "`t --help` exited 1 without a usage line".into(),
+            call: "`t --help`".into(),
+            printed: printed.into(),
+            how,
+        }
+    }
+
+    #[test]
+    fn a_help_that_prompts_leaves_the_unknown_flag_probe_and_a_warning_showing_the_prompt() {
+        let mut tool = Unhelpful(unread(Unusable::Prompted, "Try it anyway? [y/N]"));
+        let body = explore(&mut tool, "t", &Settings::default()).expect("explored");
+        assert!(body.help_unread);
+        assert!(!body.lists_subcommands);
+        let argvs: Vec<&Value> = body.probes.iter().map(|p| &p["argv"]).collect();
+        assert_eq!(argvs, [&json!([UNKNOWN_FLAG])]);
+        let codes: Vec<&str> = body.warnings.iter().map(|w| w.code).collect();
+        assert_eq!(codes, ["HELP_UNREAD"]);
+        assert!(
+            body.warnings[0].message.contains("Try it anyway? [y/N]"),
+            "{}",
+            body.warnings[0].message
+        );
+    }
+
+    #[test]
+    fn a_help_that_prints_nothing_or_cannot_start_is_no_profile() {
+        for how in [Unusable::Silent, Unusable::NotStarted] {
+            let mut tool = Unhelpful(unread(how, ""));
+            let failure = explore(&mut tool, "t", &Settings::default()).expect_err("no help");
+            assert_eq!(failure.status, crate::envelope::ExitStatus::GeneralError);
+        }
     }
 }
