@@ -309,8 +309,9 @@ fn judge_help_version_pure(ctx: &Context<'_>) -> Outcome {
             outcome.fail(
                 &run,
                 format!(
-                    "{label} {}, expected exit 0: asking what a tool is must always work (REQ-F-068)",
-                    run.describe_exit()
+                    "{label} {}, expected exit 0: asking what a tool is must always work (REQ-F-068); {}",
+                    run.describe_exit(),
+                    output::streams_start(&run)
                 ),
             );
         }

@@ -8,6 +8,7 @@
 //! judged here.
 
 use super::evidence::quoted;
+use super::support::output::streams_start;
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::exec::{Network, WaitingOn};
 use crate::plan::RunKind;
@@ -60,8 +61,9 @@ fn judge(ctx: &Context<'_>, id: CheckId) -> Outcome {
             if let Some(last) = outcome.failures.last_mut() {
                 last.detail.push_str(
                     " (stdin was an open pipe that never delivered a byte: the tool waited on it; \
-                     never read stdin or prompt unless told to, REQ-F-009)",
+                     never read stdin or prompt unless told to, REQ-F-009); ",
                 );
+                last.detail.push_str(&streams_start(&run));
             }
         }
     }

@@ -1,6 +1,7 @@
 //! `help_off_stdout`: `--help` exits 0 and keeps prose off a non-TTY stdout (empty
 //! stdout or an envelope).
 
+use super::support::output::streams_start;
 use super::{CheckId, CheckSpec, Context, Judge, Outcome};
 use crate::plan::{RunKind, RunRole};
 
@@ -37,9 +38,14 @@ pub(super) fn judge(ctx: &Context<'_>) -> Outcome {
                 );
             }
         }
+        // What it printed shows why: a first-run prompt, a traceback, an error.
         _ => outcome.fail(
             &run,
-            format!("--help {}, expected exit 0", run.describe_exit()),
+            format!(
+                "--help {}, expected exit 0; {}",
+                run.describe_exit(),
+                streams_start(&run)
+            ),
         ),
     }
     outcome

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::{evidence, CheckId, CheckSpec, Context, Judge, Outcome, Status, CATALOG};
-use crate::plan::RunKind;
+use crate::plan::{RunIndex, RunKind};
 
 /// Judge the selected checks over the records of a plan's runs, in catalog order.
 /// Each check sees only the runs of the variants it declared, so one that reads a
@@ -144,10 +144,21 @@ fn panicked(id: CheckId, why: &str) -> Outcome {
 /// were not made because the probe's stdin-closed run hit the limit, or they did not
 /// finish, and the hang checks report those.
 fn nothing_judged(ctx: &Context<'_>) -> String {
+    // Only a run others wait on keeps them from being made: a probe's
+    // stdin-closed run, a first preview; not `--help` with stdin open.
+    let waited_on = |index: RunIndex| {
+        ctx.plan.runs.iter().any(|run| {
+            run.gate == Some(index)
+                || run.after.contains(&index)
+                || run.derived.as_ref().is_some_and(|d| {
+                    d.baseline == index || d.manifest == Some(index) || d.earlier == Some(index)
+                })
+        })
+    };
     let hung: Vec<String> = ctx
         .all_runs()
         .iter()
-        .filter(|run| run.record.timed_out)
+        .filter(|run| run.record.timed_out && waited_on(run.index))
         .map(|run| {
             format!(
                 "{} (stdin {}) hit the {}s limit",

@@ -3,8 +3,8 @@
 //! facing an interactive session (REQ-F-047). Any exit code passes: the bare call's
 //! exit policy (REQ-F-068) is `help_version_pure`'s.
 
-use super::evidence::quoted;
-use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
+use super::support::output::streams_start;
+use super::{CheckId, CheckSpec, Context, Judge, Outcome};
 use crate::plan::{KitRun, RunKind, RunRole, Subject};
 
 pub(super) const BARE_NO_REPL: CheckSpec = CheckSpec {
@@ -18,9 +18,6 @@ pub(super) const BARE_NO_REPL: CheckSpec = CheckSpec {
     reads: &[RunKind::BareOpen, RunKind::KitIsolated],
     judge: Judge::Alone(judge),
 };
-
-/// Bytes of each stream quoted in a failure: enough to show a prompt.
-const SHOWN: usize = 120;
 
 fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::BareNoRepl);
@@ -44,7 +41,7 @@ fn judge(ctx: &Context<'_>) -> Outcome {
                     "the bare call hung with stdin closed as well, so its wait is not \
                      for input: help_version_pure fails that hang ({}; {})",
                     run.planned.label,
-                    excerpts(&run)
+                    streams_start(&run)
                 ));
                 return outcome;
             }
@@ -56,29 +53,12 @@ fn judge(ctx: &Context<'_>) -> Outcome {
                      terminal, show help and exit 0, or exit 4 (REQ-F-047)",
                     run.planned.label,
                     run.record.limit.as_secs_f64(),
-                    excerpts(&run)
+                    streams_start(&run)
                 ),
             );
         }
     }
     outcome
-}
-
-/// `stdout starts "democli> ", stderr is empty`: what the run wrote, briefly.
-fn excerpts(run: &Judged<'_>) -> String {
-    let show = |name: &str, bytes: &[u8]| {
-        if bytes.is_empty() {
-            format!("{name} is empty")
-        } else {
-            let start = String::from_utf8_lossy(&bytes[..bytes.len().min(SHOWN)]);
-            format!("{name} starts {}", quoted(&start))
-        }
-    };
-    format!(
-        "{}, {}",
-        show("stdout", &run.record.stdout.bytes),
-        show("stderr", &run.record.stderr.bytes)
-    )
 }
 
 #[cfg(test)]

@@ -244,6 +244,15 @@ pub(super) fn infer_tool(
     hermetic.unset.sort();
     hermetic.unset.dedup();
     hermetic.unknown_command = generated.lists_subcommands;
+    if generated.help_unread {
+        let command = &inferred.loaded.profile.command;
+        let args = command
+            .iter()
+            .skip(1)
+            .cloned()
+            .chain(["--help".to_string()]);
+        hermetic.open_help = Some(args.collect());
+    }
     inferred.loaded.dir = hermetic.cwd.clone();
     let census = census(&inferred.generated, &inferred.not_run);
     Ok(HermeticTool {
@@ -471,6 +480,14 @@ fn summary(
             .map(|p| format!(", saved to {}", p.display()))
             .unwrap_or_default(),
     );
+    // The help gave nothing to read: say so before the one probe it leaves.
+    for warning in generated
+        .warnings
+        .iter()
+        .filter(|w| w.code == "HELP_UNREAD")
+    {
+        text.push_str(&format!("  help unread  {}\n", warning.message));
+    }
     for probe in probes {
         let argv: Vec<&str> = probe["argv"]
             .as_array()

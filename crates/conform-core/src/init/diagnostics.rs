@@ -3,6 +3,7 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::tool::Unread;
 use crate::envelope::ExitStatus;
 
 /// A non-fatal diagnostic, shaped as the spec's WarningDetail.
@@ -61,6 +62,33 @@ impl Warning {
             "HELP_DROPPED",
             format!("{command}: no probe written: {reason}"),
             json!({ "command": command, "reason": reason }),
+        )
+    }
+
+    /// The tool's help calls gave no help, and exploration went on without it.
+    pub(super) fn help_unread(unread: &Unread) -> Self {
+        let Unread {
+            reason,
+            call,
+            printed,
+            how,
+        } = unread;
+        let shown = if printed.is_empty() {
+            "nothing".to_string()
+        } else {
+            format!("{printed:?}")
+        };
+        Warning::new(
+            "HELP_UNREAD",
+            format!(
+                "no help to read: {reason}. It printed {shown}. Only the unknown-flag probe runs, and no command is found; the checks judge the help call itself (help_off_stdout, help_version_pure, no_hang_stdin_open on `--help` with stdin open)"
+            ),
+            json!({
+                "call": call,
+                "reason": reason,
+                "printed": printed,
+                "unusable": how.word(),
+            }),
         )
     }
 

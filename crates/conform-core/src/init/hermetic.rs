@@ -7,8 +7,9 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use crate::exec::RunSpec;
 use crate::exec::{Network, Sandbox, EDITOR_AND_BROWSER_VARS, OPENERS, SENTINEL_VARS};
-use crate::plan::{Plan, RunKind};
+use crate::plan::{KitRun, Plan, PlannedRun, RunKind, RunRole, Subject};
 
 /// Words that make a variable's name read as a credential.
 const CREDENTIAL_WORDS: &[&str] = &["TOKEN", "SECRET", "KEY", "PASSWORD", "CREDENTIAL", "AUTH"];
@@ -68,6 +69,10 @@ pub(crate) struct Hermetic {
     /// Whether to make the made-up-command run: not for a tool whose help lists
     /// no subcommands (curl resolves the word as a host, jq compiles it).
     pub unknown_command: bool,
+    /// The arguments of `TOOL --help` (after the program), when its help calls
+    /// gave no help but a wait, a prompt or a crash: that call is made with stdin
+    /// open too, as a probe's run, for the hang checks to judge.
+    pub open_help: Option<Vec<String>>,
 }
 
 impl Hermetic {
@@ -92,6 +97,7 @@ impl Hermetic {
             network,
             cwd,
             unknown_command: true,
+            open_help: None,
         }
     }
 
@@ -128,6 +134,9 @@ impl Hermetic {
     pub(crate) fn apply(&self, plan: &mut Plan) {
         if !self.unknown_command {
             drop_runs(plan, |run| run.role.kind == RunKind::UnknownCommand);
+        }
+        if let Some(args) = &self.open_help {
+            add_open_help(plan, args);
         }
         for run in &mut plan.runs {
             let spec = &mut run.spec;
@@ -167,6 +176,30 @@ impl Hermetic {
             }
         }
     }
+}
+
+/// `TOOL --help` with an open stdin that never delivers a byte, as a probe's
+/// stdin-open run is made, when the selected checks read such runs: a help that
+/// prompts waits there, and the hang checks name it.
+fn add_open_help(plan: &mut Plan, args: &[String]) {
+    let Some(open) = plan.runs.iter().find(|run| run.role.kind == RunKind::Open) else {
+        return;
+    };
+    let spec = RunSpec {
+        args: args.to_vec(),
+        ..open.spec.clone()
+    };
+    plan.runs.push(PlannedRun {
+        label: format!("{} (stdin open)", KitRun::Help.name()),
+        role: RunRole {
+            kind: RunKind::Open,
+            subject: Subject::Kit(KitRun::Help),
+        },
+        spec,
+        after: Vec::new(),
+        gate: None,
+        derived: None,
+    });
 }
 
 /// Removes the runs `drop` picks, renumbering every reference to a later run.
@@ -271,5 +304,57 @@ mod tests {
         assert_eq!(gaps.len(), 2, "{gaps:?}");
         assert!(gaps[0].contains("--network inherit"), "{gaps:?}");
         assert!(gaps[1].contains("MY_TOKEN"), "{gaps:?}");
+    }
+
+    #[test]
+    fn the_open_help_run_is_added_only_where_the_checks_read_stdin_open_runs() {
+        let hermetic = Hermetic {
+            open_help: Some(vec!["--help".to_string()]),
+            ..Hermetic::new(Vec::new(), &[], Network::BlackHole, std::env::temp_dir())
+        };
+        let spec = |stdin| RunSpec {
+            program: PathBuf::from("t"),
+            args: vec!["--conform-no-such-flag".into()],
+            cwd: std::env::temp_dir(),
+            env_set: Vec::new(),
+            env_remove: Vec::new(),
+            stdin,
+            limit: std::time::Duration::from_secs(5),
+            capture_limit: crate::exec::DEFAULT_CAPTURE_LIMIT,
+            stream: false,
+            trigger: None,
+            output: crate::exec::Output::Pipes,
+            sandbox: None,
+            network: Network::Inherited,
+        };
+        let planned = |kind, stdin| PlannedRun {
+            label: "unknown flag".into(),
+            role: RunRole::probe(kind, 0),
+            spec: spec(stdin),
+            after: Vec::new(),
+            gate: None,
+            derived: None,
+        };
+        let mut closed_only = Plan {
+            runs: vec![planned(RunKind::Closed, crate::exec::StdinMode::Closed)],
+        };
+        hermetic.apply(&mut closed_only);
+        assert_eq!(closed_only.runs.len(), 1);
+
+        let mut with_open = Plan {
+            runs: vec![
+                planned(RunKind::Closed, crate::exec::StdinMode::Closed),
+                planned(RunKind::Open, crate::exec::StdinMode::Open),
+            ],
+        };
+        hermetic.apply(&mut with_open);
+        let added = with_open.runs.last().expect("a run");
+        assert_eq!(added.label, "--help (stdin open)");
+        assert_eq!(added.spec.args, ["--help"]);
+        assert_eq!(added.spec.stdin, crate::exec::StdinMode::Open);
+        assert_eq!(added.role.subject, Subject::Kit(KitRun::Help));
+        // Made the hermetic way, as every other run.
+        assert!(added.spec.sandbox.is_some());
+        assert_eq!(added.spec.network, Network::BlackHole);
     }
 }

@@ -136,6 +136,9 @@ pub(crate) struct Generated {
     /// Read probes made only in `conform check`'s hermetic runs, never saved: the
     /// commands that mutate.
     pub check_only: Vec<Value>,
+    /// The help calls gave no help, but showed something to judge (a wait, a
+    /// prompt, a crash): `--help` is run with stdin open too.
+    pub help_unread: bool,
 }
 
 /// What init did: the envelope's `data`, the text for a terminal, the warnings.
@@ -328,11 +331,12 @@ pub(crate) fn generate_with(
         ));
     }
     let mut warnings = body.warnings;
-    let (census, lists_subcommands, secret_vars, check_only) = (
+    let (census, lists_subcommands, secret_vars, check_only, help_unread) = (
         body.census,
         body.lists_subcommands,
         body.secret_vars,
         body.check_only,
+        body.help_unread,
     );
     if let Some(args) = &body.manifest {
         doc.insert("manifest".into(), json!(args));
@@ -353,6 +357,7 @@ pub(crate) fn generate_with(
         lists_subcommands,
         secret_vars,
         check_only,
+        help_unread,
     })
 }
 
@@ -517,6 +522,8 @@ struct Body {
     secret_vars: Vec<String>,
     /// Probes for `conform check` only (see [`Generated::check_only`]).
     check_only: Vec<Value>,
+    /// See [`Generated::help_unread`].
+    help_unread: bool,
 }
 
 /// One probe as the profile writes it, keys in the format's order.

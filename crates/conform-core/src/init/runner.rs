@@ -21,7 +21,7 @@ use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use serde_json::Value;
 
-use super::tool::{Explored, Measured, Tool, Trial};
+use super::tool::{Explored, Measured, Tool, Trial, Unread, Unusable};
 use super::{help, manifest, Failure};
 use crate::exec::{
     self, BlackHole, Cancel, Reactor, RunError, RunErrorKind, RunRecord, RunSpec, Sandbox, Session,
@@ -405,16 +405,7 @@ impl Runner {
         // start-up (oclif's update check in heroku and twilio), so the call is not
         // stopped at it, or the help would be lost.
         if args.is_empty() {
-            let root = self
-                .help_texts(&[Vec::new()], program)
-                .pop()
-                .unwrap_or_else(|| Err("no help call was made".into()));
-            return match root {
-                Ok(text) if help::points_at_help_word(&text, program) => {
-                    Ok(self.word_help(program).unwrap_or(text))
-                }
-                root => root,
-            };
+            return self.root_help_text(program).map_err(|unread| unread.reason);
         }
         let mut why = String::new();
         for &flag in self.help_flags() {
@@ -428,11 +419,38 @@ impl Runner {
                 }
             }
             match self.read_help(&record, network, &argv, flag, program) {
-                HelpStep::Done(result) => return result,
-                HelpStep::Next(reason) => why = reason,
+                HelpStep::Done(result) => return result.map_err(|unread| unread.reason),
+                HelpStep::Next(unread) => why = unread.reason,
             }
         }
         Err(why)
+    }
+
+    /// The tool's own help, or what its help calls showed instead. The root help
+    /// runs no command: a connection it makes is the tool's own start-up (oclif's
+    /// update check in heroku and twilio), so the call is not stopped at it, or
+    /// the help would be lost.
+    fn root_help_text(&self, program: &str) -> Result<String, Unread> {
+        let root = self
+            .help_calls(&[Vec::new()], program)
+            .pop()
+            .unwrap_or_else(|| Err(self.unread_without_run("no help call was made")));
+        match root {
+            Ok(text) if help::points_at_help_word(&text, program) => {
+                Ok(self.word_help(program).unwrap_or(text))
+            }
+            root => root,
+        }
+    }
+
+    /// An [`Unread`] for a help call that was never made.
+    fn unread_without_run(&self, reason: &str) -> Unread {
+        Unread {
+            reason: reason.to_string(),
+            call: self.shown(&["--help".to_string()]),
+            printed: String::new(),
+            how: Unusable::NotStarted,
+        }
     }
 
     /// The root help asked with the `help` word, which its `--help` pointed at;
@@ -468,8 +486,16 @@ impl Runner {
         paths: &[Vec<String>],
         program: &str,
     ) -> Vec<Result<String, String>> {
-        let mut results: Vec<Option<Result<String, String>>> = vec![None; paths.len()];
-        let mut whys = vec![String::new(); paths.len()];
+        self.help_calls(paths, program)
+            .into_iter()
+            .map(|result| result.map_err(|unread| unread.reason))
+            .collect()
+    }
+
+    /// As [`Runner::help_texts`], with what each call that gave no help showed.
+    fn help_calls(&self, paths: &[Vec<String>], program: &str) -> Vec<Result<String, Unread>> {
+        let mut results: Vec<Option<Result<String, Unread>>> = vec![None; paths.len()];
+        let mut whys: Vec<Option<Unread>> = vec![None; paths.len()];
         // The order is read once: a man page in the first round sets
         // `short_first`, and the second round must then ask for the other flag,
         // not the same one again.
@@ -510,15 +536,27 @@ impl Runner {
                 }
                 let network = record.proxy_connections.unwrap_or(0) > 0;
                 match self.read_help(record, network, argv, flag, program) {
+                    // A call that printed nothing after one that printed something
+                    // (a refused `--help`, then a silent `-h`): the one that printed
+                    // says more.
+                    HelpStep::Done(Err(unread))
+                        if unread.how == Unusable::Silent && whys[i].is_some() =>
+                    {
+                        results[i] = whys[i].take().map(Err);
+                    }
                     HelpStep::Done(result) => results[i] = Some(result),
-                    HelpStep::Next(why) => whys[i] = why,
+                    HelpStep::Next(why) => whys[i] = Some(why),
                 }
             }
         }
         results
             .into_iter()
             .zip(whys)
-            .map(|(result, why)| result.unwrap_or(Err(why)))
+            .map(|(result, why)| {
+                result.unwrap_or_else(|| {
+                    Err(why.unwrap_or_else(|| self.unread_without_run("no help call was made")))
+                })
+            })
             .collect()
     }
 
@@ -534,19 +572,29 @@ impl Runner {
         program: &str,
     ) -> HelpStep {
         let shown = self.shown(argv);
+        let unread = |reason: String, how: Unusable| Unread {
+            reason,
+            call: shown.clone(),
+            printed: printed(record),
+            how,
+        };
         if let Some(error) = &record.error {
-            return HelpStep::Done(Err(error.message.clone()));
+            return HelpStep::Done(Err(unread(error.message.clone(), Unusable::NotStarted)));
         }
         // Stopped at its connection, or waiting on it at the limit.
         if network && record.timed_out {
-            return HelpStep::Done(Err(format!(
-                "{shown} went for the network (it connected to the proxy conform set), so it ran the command instead of printing help"
+            return HelpStep::Done(Err(unread(
+                format!("{shown} went for the network (it connected to the proxy conform set), so it ran the command instead of printing help"),
+                Unusable::Waited,
             )));
         }
         if record.timed_out {
-            return HelpStep::Done(Err(format!(
-                "{shown} did not finish within {} s, so it may have run the command",
-                self.limit.as_secs()
+            return HelpStep::Done(Err(unread(
+                format!(
+                    "{shown} did not finish within {} s, so it may have run the command or waited for input",
+                    self.limit.as_secs()
+                ),
+                Unusable::Waited,
             )));
         }
         // Help on stdout or stderr, whichever reads as help once colour is gone.
@@ -560,6 +608,21 @@ impl Runner {
             .or_else(|| outputs.iter().find(|t| !t.trim().is_empty()))
             .cloned()
             .unwrap_or_default();
+        let both = outputs.join("\n");
+        // What it printed instead of help, as a verdict on the call.
+        let (prompt, crash) = (
+            help::looks_like_prompt(&both),
+            help::looks_like_crash(&both),
+        );
+        let instead = if prompt {
+            Unusable::Prompted
+        } else if crash {
+            Unusable::Crashed
+        } else if both.trim().is_empty() && !network {
+            Unusable::Silent
+        } else {
+            Unusable::NotHelp
+        };
         // The `help` word prints the manual page that is the help (awscli).
         if flag == "help" {
             return HelpStep::Done(
@@ -567,7 +630,12 @@ impl Runner {
                     .iter()
                     .find_map(|t| help::man_page_help(t))
                     .filter(|t| help::looks_like_help(t, program))
-                    .ok_or_else(|| format!("{shown} printed no manual page with a usage")),
+                    .ok_or_else(|| {
+                        unread(
+                            format!("{shown} printed no manual page with a usage"),
+                            instead,
+                        )
+                    }),
             );
         }
         // git opens a manual page for `--help`, or fails where `man` is missing:
@@ -578,7 +646,10 @@ impl Runner {
             || lower.contains("manual entry")
         {
             self.short_first.set(flag == "--help");
-            return HelpStep::Next(format!("{shown} opened a manual page"));
+            return HelpStep::Next(unread(
+                format!("{shown} opened a manual page"),
+                Unusable::NotHelp,
+            ));
         }
         // A help printed in time is help, whatever else the run did: oclif's
         // update check (heroku, twilio) connects on every run, `--help` too, and
@@ -587,8 +658,9 @@ impl Runner {
             return HelpStep::Done(Ok(text));
         }
         if network {
-            return HelpStep::Done(Err(format!(
-                "{shown} went for the network (it connected to the proxy conform set) and printed no usage line, so it ran the command instead of printing help"
+            return HelpStep::Done(Err(unread(
+                format!("{shown} went for the network (it connected to the proxy conform set) and printed no usage line, so it ran the command instead of printing help"),
+                instead,
             )));
         }
         let flag_refused = record.exit_code() != Some(0)
@@ -603,16 +675,27 @@ impl Runner {
             .iter()
             .any(|word| lower.contains(word));
         if flag_refused {
-            return HelpStep::Next(format!("{shown} refused the flag"));
+            return HelpStep::Next(unread(
+                format!("{shown} refused the flag"),
+                Unusable::NotHelp,
+            ));
         }
-        HelpStep::Done(Err(if record.exit_code() == Some(0) {
-            format!("{shown} printed no usage line, so it may have run the command")
+        let what = match instead {
+            Unusable::Prompted if crash => ": it asked a question instead (a first-run setup), and crashed on the closed stdin where an open one would be waited on",
+            Unusable::Prompted => ": it asked a question instead, whose answer it waits for where stdin is open",
+            Unusable::Crashed => ": it crashed (a traceback or a panic)",
+            Unusable::Silent => ": it printed nothing",
+            _ => ", so it may have run the command",
+        };
+        let reason = if record.exit_code() == Some(0) {
+            format!("{shown} printed no usage line{what}")
         } else {
             format!(
-                "{shown} exited {} without a usage line, so it may have run the command",
+                "{shown} exited {} without a usage line{what}",
                 describe_exit(record)
             )
-        }))
+        };
+        HelpStep::Done(Err(unread(reason, instead)))
     }
 
     /// One exploration run of each of `argvs` (stdin closed, isolated, a black
@@ -716,6 +799,10 @@ impl Tool for Runner {
         self.help_text(args, program)
     }
 
+    fn root_help(&mut self, program: &str) -> Result<String, Unread> {
+        self.root_help_text(program)
+    }
+
     fn listing(&mut self, args: &[String]) -> Result<String, String> {
         let shown = self.shown(args);
         let record = self.run(args, Mode::Look);
@@ -786,9 +873,19 @@ fn offline_help(record: &RunRecord, program: &str) -> Option<String> {
 
 /// What a help call showed.
 enum HelpStep {
-    Done(Result<String, String>),
+    Done(Result<String, Unread>),
     /// No help with this flag, for this reason: try the other.
-    Next(String),
+    Next(Unread),
+}
+
+/// The start of what a run printed, stdout then stderr, on one line.
+fn printed(record: &RunRecord) -> String {
+    let text = [
+        help::clean(&record.stdout.bytes),
+        help::clean(&record.stderr.bytes),
+    ]
+    .join("\n");
+    help::one_line(&text)
 }
 
 /// `args` then `flag`.

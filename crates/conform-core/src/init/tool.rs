@@ -7,6 +7,16 @@ pub(super) trait Tool {
     /// The help of the tool followed by `args` (`[]`: the tool itself), or why
     /// there is none. `program` is the tool's name as its help writes it.
     fn help(&mut self, args: &[String], program: &str) -> Result<String, String>;
+    /// The tool's own help, as [`Tool::help`] gives it, or what its help calls
+    /// showed instead.
+    fn root_help(&mut self, program: &str) -> Result<String, Unread> {
+        self.help(&[], program).map_err(|reason| Unread {
+            reason,
+            call: String::new(),
+            printed: String::new(),
+            how: Unusable::Silent,
+        })
+    }
     /// What the tool prints for `args` when that exits 0 (`git help -a`).
     fn listing(&mut self, args: &[String]) -> Result<String, String>;
     /// The trial of a candidate read probe.
@@ -96,4 +106,54 @@ pub(super) enum Measured {
     TimedOut { lines: u64 },
     /// Could not be run.
     Failed,
+}
+
+/// Why the tool's help calls gave no help to read, and what they showed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unread {
+    /// Why, in words, naming the call.
+    pub reason: String,
+    /// The call that decided it, as typed: `./tool --help`.
+    pub call: String,
+    /// The start of what that call printed (stdout, then stderr), on one line;
+    /// empty when it printed nothing.
+    pub printed: String,
+    pub how: Unusable,
+}
+
+/// How a help call failed to give help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unusable {
+    /// The tool could not be started (or conform could not make the run).
+    NotStarted,
+    /// Every call ended in time and printed nothing at all.
+    Silent,
+    /// It hit the limit: it waited (on stdin, a terminal, the network, nothing).
+    Waited,
+    /// It printed a question and ended without an answer.
+    Prompted,
+    /// It ended on a crash: a traceback, a panic.
+    Crashed,
+    /// It printed something that is not help.
+    NotHelp,
+}
+
+impl Unusable {
+    /// The verdict in one word, for a warning's context.
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            Unusable::NotStarted => "not_started",
+            Unusable::Silent => "silent",
+            Unusable::Waited => "waited",
+            Unusable::Prompted => "prompted",
+            Unusable::Crashed => "crashed",
+            Unusable::NotHelp => "not_help",
+        }
+    }
+
+    /// Whether the calls showed something the checks can judge: the tool started
+    /// and did more than end in silence.
+    pub(crate) fn judgeable(self) -> bool {
+        !matches!(self, Unusable::NotStarted | Unusable::Silent)
+    }
 }

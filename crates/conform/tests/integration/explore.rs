@@ -329,6 +329,112 @@ fn a_help_printed_beside_an_update_check_is_read_and_the_update_check_judged() {
 }
 
 #[test]
+fn a_help_that_prompts_in_a_fresh_home_is_judged_by_the_help_checks_not_an_error() {
+    // firstrun's `--help` asks "Try it anyway? [y/N]" without its config file: a
+    // traceback with stdin closed, a wait with stdin open.
+    let check = conform_in(&fixtures(), ["check", "--", "./firstrun"]);
+    assert_eq!(check.code(), 4, "{:#}", check.envelope);
+    assert_eq!(
+        check.envelope["error"]["code"], "CONFORMANCE_CHECKS_FAILED",
+        "{:#}",
+        check.envelope
+    );
+    let failed = check.ids_with("fail");
+    for id in ["help_off_stdout", "help_version_pure", "no_hang_stdin_open"] {
+        assert!(failed.iter().any(|f| f == id), "{id} passed: {failed:?}");
+    }
+    // The runs of the help call fail, each named, with the prompt shown.
+    assert_eq!(failed_probes(check.check("help_off_stdout")), ["--help"]);
+    assert!(
+        check.details("help_off_stdout").contains("exited 1")
+            && check
+                .details("help_off_stdout")
+                .contains("Try it anyway? [y/N]"),
+        "{}",
+        check.details("help_off_stdout")
+    );
+    assert_eq!(
+        failed_probes(check.check("help_version_pure")),
+        ["--help (isolated)"]
+    );
+    assert!(
+        check.details("help_version_pure").contains("Traceback"),
+        "{}",
+        check.details("help_version_pure")
+    );
+    // With stdin open the prompt waits: the hang is the open help run's, not a probe's.
+    assert_eq!(
+        failed_probes(check.check("no_hang_stdin_open")),
+        ["--help (stdin open)"],
+        "{:#}",
+        check.check("no_hang_stdin_open")
+    );
+    assert!(
+        check.details("no_hang_stdin_open").contains("Welcome!"),
+        "{}",
+        check.details("no_hang_stdin_open")
+    );
+    // The unknown-flag probe runs, and answers as it should.
+    assert_eq!(check.status("invalid_input_exit_2"), "pass");
+    let inferred = &check.envelope["meta"]["inferred"];
+    assert_eq!(
+        probe_names(&inferred["profile"]["probes"]),
+        ["unknown flag"],
+        "{inferred:#}"
+    );
+    // The warning names the call, why, and what it printed.
+    let warnings = check.envelope["warnings"].as_array().expect("warnings");
+    let unread = warnings
+        .iter()
+        .find(|w| w["code"] == "HELP_UNREAD")
+        .unwrap_or_else(|| panic!("no HELP_UNREAD in {warnings:#?}"));
+    assert_eq!(
+        unread["context"]["call"], "`./firstrun --help`",
+        "{unread:#}"
+    );
+    assert_eq!(unread["context"]["unusable"], "prompted", "{unread:#}");
+    let message = unread["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("./firstrun --help")
+            && message.contains("Let's set things up. Try it anyway? [y/N]")
+            && message.contains("EOFError"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_tool_whose_help_prints_nothing_or_that_cannot_start_is_an_error_saying_what_to_fix() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write the script");
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .expect("make it executable");
+    };
+    script("silent", "#!/bin/sh\nexit 0\n");
+    script("broken", "#!/nonexistent/interpreter\n");
+
+    let silent = conform_in(dir.path(), ["check", "--", "./silent"]);
+    assert_eq!(silent.code(), 1, "{:#}", silent.envelope);
+    let error = &silent.envelope["error"];
+    assert_eq!(error["code"], "NO_HELP", "{error:#}");
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(message.contains("printed nothing"), "{message}");
+    let fix = error["fix_required"].as_str().unwrap_or_default();
+    assert!(
+        fix.contains("./silent --help") && fix.contains("Usage:"),
+        "{fix}"
+    );
+
+    let broken = conform_in(dir.path(), ["check", "--", "./broken"]);
+    assert_eq!(broken.code(), 1, "{:#}", broken.envelope);
+    let error = &broken.envelope["error"];
+    assert_eq!(error["code"], "TOOL_NOT_STARTED", "{error:#}");
+    let fix = error["fix_required"].as_str().unwrap_or_default();
+    assert!(fix.contains("interpreter"), "{fix}");
+}
+
+#[test]
 fn check_timeout_accepts_what_a_profile_accepts() {
     let (code, envelope, _) = check_with_env(&["--timeout", "121"], "agentcli", &[]);
     assert_eq!(code, 2, "{envelope:#}");

@@ -138,3 +138,24 @@ pub(crate) fn files_created(run: &Judged<'_>) -> Option<String> {
     }
     Some(shown)
 }
+
+/// Bytes of each stream [`streams_start`] quotes: enough to show a prompt.
+pub(crate) const SHOWN: usize = 120;
+
+/// `stdout starts "democli> ", stderr is empty`: what a run wrote, briefly, so
+/// that a failure shows a prompt or a traceback where there was one.
+pub(crate) fn streams_start(run: &Judged<'_>) -> String {
+    let show = |name: &str, bytes: &[u8]| {
+        if bytes.is_empty() {
+            format!("{name} is empty")
+        } else {
+            let start = String::from_utf8_lossy(&bytes[..bytes.len().min(SHOWN)]);
+            format!("{name} starts {}", quoted(&start))
+        }
+    };
+    format!(
+        "{}, {}",
+        show("stdout", &run.record.stdout.bytes),
+        show("stderr", &run.record.stderr.bytes)
+    )
+}

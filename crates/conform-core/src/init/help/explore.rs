@@ -21,7 +21,7 @@ use super::commands::{add, HelpEntry};
 use super::listing::{listing_argvs, read_listing};
 use super::page::{lists_no_subcommands, read_page, HelpPage};
 use super::usage::program_name;
-use crate::init::tool::{Explored, Tool};
+use crate::init::tool::{Explored, Tool, Unread};
 use crate::init::{probe, Body, Census, Failure, Warning, UNKNOWN_FLAG};
 
 /// How deep the command tree is read at most: twilio's API commands are four to
@@ -75,7 +75,11 @@ pub(crate) fn explore(
     name: &str,
     settings: &Settings,
 ) -> Result<Body, Failure> {
-    let root = super::root_help(tool, name)?;
+    let root = match tool.root_help(name) {
+        Ok(root) => root,
+        Err(unread) if unread.how.judgeable() => return Ok(without_help(&unread)),
+        Err(unread) => return Err(super::no_help(&unread)),
+    };
     let program = program_name(&root, name);
     let program = program.as_str();
     let mut body = Body::default();
@@ -320,6 +324,23 @@ pub(crate) fn explore(
     census.left.sort_by(|a, b| a.command.cmp(&b.command));
     body.census = Some(census);
     Ok(body)
+}
+
+/// The profile of a tool whose help calls gave no help but showed what the checks
+/// judge (a wait, a prompt, a crash, prose): the unknown-flag probe alone, no
+/// made-up command, and a warning naming the call and what it printed. The checks
+/// then judge the help call's own runs: `help_off_stdout`, `help_version_pure`,
+/// and the hang checks on `--help` with stdin open.
+fn without_help(unread: &Unread) -> Body {
+    let argv = [UNKNOWN_FLAG.to_string()];
+    Body {
+        probes: vec![Value::Object(probe("unknown flag", &argv, "invalid"))],
+        warnings: vec![Warning::help_unread(unread)],
+        census: Some(Census::default()),
+        lists_subcommands: false,
+        help_unread: true,
+        ..Body::default()
+    }
 }
 
 /// The commands the root help lists, with those of every complete listing it
@@ -588,7 +609,7 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::init::tool::{Measured, Trial};
+    use crate::init::tool::{Measured, Trial, Unusable};
 
     /// A tool of canned help texts whose every exploration run exits 0.
     #[derive(Default)]
@@ -950,5 +971,65 @@ mod tests {
         assert_eq!(preview_flag(&page).as_deref(), Some("--dry-run"));
         let page = read_page("Options:\n  --dry-run-only  x\n", &["t", "delete"]);
         assert_eq!(preview_flag(&page), None);
+    }
+
+    /// A tool whose root help gave none, as `unread` says.
+    struct Unhelpful(Unread);
+
+    impl Tool for Unhelpful {
+        fn help(&mut self, _: &[String], _: &str) -> Result<String, String> {
+            Err(self.0.reason.clone())
+        }
+
+        fn root_help(&mut self, _: &str) -> Result<String, Unread> {
+            Err(self.0.clone())
+        }
+
+        fn listing(&mut self, _: &[String]) -> Result<String, String> {
+            Err("no listing".into())
+        }
+
+        fn try_read(&mut self, _: &[String]) -> Trial {
+            Trial::Passed
+        }
+
+        fn measure(&mut self, _: &[String]) -> Measured {
+            Measured::Failed
+        }
+    }
+
+    fn unread(how: Unusable, printed: &str) -> Unread {
+        Unread {
+            reason: "`t --help` exited 1 without a usage line".into(),
+            call: "`t --help`".into(),
+            printed: printed.into(),
+            how,
+        }
+    }
+
+    #[test]
+    fn a_help_that_prompts_leaves_the_unknown_flag_probe_and_a_warning_showing_the_prompt() {
+        let mut tool = Unhelpful(unread(Unusable::Prompted, "Try it anyway? [y/N]"));
+        let body = explore(&mut tool, "t", &Settings::default()).expect("explored");
+        assert!(body.help_unread);
+        assert!(!body.lists_subcommands);
+        let argvs: Vec<&Value> = body.probes.iter().map(|p| &p["argv"]).collect();
+        assert_eq!(argvs, [&json!([UNKNOWN_FLAG])]);
+        let codes: Vec<&str> = body.warnings.iter().map(|w| w.code).collect();
+        assert_eq!(codes, ["HELP_UNREAD"]);
+        assert!(
+            body.warnings[0].message.contains("Try it anyway? [y/N]"),
+            "{}",
+            body.warnings[0].message
+        );
+    }
+
+    #[test]
+    fn a_help_that_prints_nothing_or_cannot_start_is_no_profile() {
+        for how in [Unusable::Silent, Unusable::NotStarted] {
+            let mut tool = Unhelpful(unread(how, ""));
+            let failure = explore(&mut tool, "t", &Settings::default()).expect_err("no help");
+            assert_eq!(failure.status, crate::envelope::ExitStatus::GeneralError);
+        }
     }
 }

@@ -19,31 +19,56 @@ mod listing;
 mod man;
 mod page;
 mod text;
+mod unread;
 mod usage;
 mod vercel;
 mod words;
 
 use serde_json::{json, Value};
 
-use super::tool::{Tool, Trial};
+use super::tool::{Tool, Trial, Unread, Unusable};
 use super::{probe, Body, Failure, Warning, UNKNOWN_FLAG};
 use candidates::Found;
 use commands::{add, full_list_argv, subcommands};
 pub(crate) use explore::{explore, Settings};
 pub(super) use man::{as_help as man_page_help, points_at_help_word};
 pub(super) use text::{clean, is_man_page};
+pub(super) use unread::{looks_like_crash, looks_like_prompt, one_line};
 pub(super) use usage::looks_like_help;
 use usage::program_name;
 
 /// The tool's root help, or the failure that there is none to read.
 fn root_help(tool: &mut dyn Tool, name: &str) -> Result<String, Failure> {
-    tool.help(&[], name).map_err(|why| {
-        Failure::tool(
+    tool.root_help(name).map_err(|unread| no_help(&unread))
+}
+
+/// The failure that the tool's help calls gave no help: it could not be started,
+/// or (for `conform init`, which writes a profile from the help) nothing it
+/// printed was help.
+fn no_help(unread: &Unread) -> Failure {
+    let Unread {
+        reason,
+        call,
+        printed,
+        how,
+    } = unread;
+    match how {
+        Unusable::NotStarted => Failure::tool(
+            "TOOL_NOT_STARTED",
+            format!("the tool could not be started, so there is nothing to judge: {reason}"),
+            "check that the tool is an executable file that runs here: its interpreter line (`#!`) names an interpreter on PATH, and it starts outside this shell",
+        ),
+        Unusable::Silent => Failure::tool(
             "NO_HELP",
-            format!("no help text to read: {why}"),
-            "check that the tool prints help for --help or -h, or write the profile by hand (`conform schema profile`)",
-        )
-    })
+            format!("no help text to read, and nothing else to judge: {reason}, in time, on stdout and stderr"),
+            format!("make {call} print its usage (a line such as `Usage: TOOL [OPTIONS] <COMMAND>`) to stderr and exit 0, or write the profile by hand (`conform schema profile`)"),
+        ),
+        _ => Failure::tool(
+            "NO_HELP",
+            format!("no help text to read: {reason}; it printed {printed:?}"),
+            format!("make {call} print its usage and exit 0 whatever the state of HOME and stdin, or write the profile by hand (`conform schema profile`); `conform check` judges such a tool without its help"),
+        ),
+    }
 }
 
 /// Probes from help texts, asking `tool` for them; `name` is the program's name.
