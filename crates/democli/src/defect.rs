@@ -166,7 +166,7 @@ pub enum Defect {
 }
 
 impl Defect {
-    pub const ALL: [(&'static str, Defect); 61] = [
+    pub const ALL: [(&'static str, Defect); 62] = [
         ("hang-on-list", Defect::HangOnList),
         ("reads-stdin", Defect::ReadsStdin),
         ("json-needs-format-flag", Defect::JsonNeedsFormatFlag),
