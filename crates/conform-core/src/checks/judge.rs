@@ -145,7 +145,8 @@ fn panicked(id: CheckId, why: &str) -> Outcome {
 /// finish, and the hang checks report those.
 fn nothing_judged(ctx: &Context<'_>) -> String {
     // Only a run others wait on keeps them from being made: a probe's
-    // stdin-closed run, a first preview; not `--help` with stdin open.
+    // stdin-closed run (even when nothing selected is gated on it), a first
+    // preview; not `--help` with stdin open.
     let waited_on = |index: RunIndex| {
         ctx.plan.runs.iter().any(|run| {
             run.gate == Some(index)
@@ -158,7 +159,10 @@ fn nothing_judged(ctx: &Context<'_>) -> String {
     let hung: Vec<String> = ctx
         .all_runs()
         .iter()
-        .filter(|run| run.record.timed_out && waited_on(run.index))
+        .filter(|run| {
+            run.record.timed_out
+                && (waited_on(run.index) || run.planned.role.kind == RunKind::Closed)
+        })
         .map(|run| {
             format!(
                 "{} (stdin {}) hit the {}s limit",

@@ -32,11 +32,6 @@ const WIDER: &[(&str, &str, &str)] = &[
         "its manifest is no JSON without `--format json`, so exploration reads `--help` and probes `deployments validate`, which reads a JSON object from stdin by design",
     ),
     (
-        "no-default-network-timeout",
-        "no_hang_stdin_closed",
-        "under check every run is at the black hole, so `releases`, which has no timeout, hangs in its plain runs too",
-    ),
-    (
         "stderr-color-ignores-no-color",
         "tty_no_color",
         "`releases` on a terminal colours its stderr error despite NO_COLOR: the same defect",
