@@ -15,7 +15,7 @@ pub(super) const SHELL_METACHAR_INERT: CheckSpec = CheckSpec {
     failure_modes: &[34],
     requirements: &["REQ-F-044"],
     extension: true,
-    reads: &[RunKind::Metachar, RunKind::Closed],
+    reads: &[RunKind::Metachar],
     judge: Judge::Alone(judge),
 };
 
