@@ -1053,6 +1053,7 @@ const CHECKS: &[&str] = &[
     "no_self_update",
     "debug_no_secret_leak",
     "secret_not_echoed",
+    "secret_flags_have_alternative",
     "shell_metachar_inert",
     "stdin_payload_bounded",
 ];
@@ -1120,7 +1121,19 @@ fn every_broken_cli_has_a_profile_and_expected_failures() {
             .as_str()
             .is_some_and(|d| !d.contains('\n')));
         let fails = expected["fail"].as_array().expect("fail list");
-        assert!(!fails.is_empty(), "{name} fails something");
+        // A broken CLI either fails something or names what it must not fail: a cause
+        // that looks like a defect but is another check's subject.
+        let must_not_fail = expected["must_not_fail"]
+            .as_array()
+            .map_or(0, |list| list.len());
+        assert!(
+            !fails.is_empty() || must_not_fail > 0,
+            "{name} fails something or names what it must not fail"
+        );
+        for check in expected["must_not_fail"].as_array().into_iter().flatten() {
+            let check = check.as_str().expect("check id");
+            assert!(CHECKS.contains(&check), "{name}: {check}");
+        }
         for check in fails {
             let check = check.as_str().expect("check id");
             assert!(CHECKS.contains(&check), "{name}: {check}");
