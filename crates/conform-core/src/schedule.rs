@@ -484,10 +484,12 @@ mod tests {
                 output: crate::exec::Output::Pipes,
                 sandbox: None,
                 network: crate::exec::Network::Inherited,
+                patience: None,
             },
             after,
             gate,
             derived: None,
+            stdin_by_design: None,
         }
     }
 

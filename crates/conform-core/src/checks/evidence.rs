@@ -98,6 +98,10 @@ pub(crate) struct RunFacts {
     /// right before the kit's SIGTERM.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub waiting_on: Option<WaitingFacts>,
+    /// When it reached its limit waiting on the black hole and was let go on to see
+    /// whether it gives up by itself: how long it had run then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held_at_hole_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -213,6 +217,7 @@ impl RunFacts {
                 kind: waiting.kind().to_string(),
                 detail: waiting.describe(&r.proxy_requests),
             }),
+            held_at_hole_ms: r.held_at_hole.map(millis),
             orphans_killed: r
                 .orphans_killed
                 .iter()

@@ -4,8 +4,8 @@
 //! A run at its limit fails them whatever it waited on, as in the reference kit,
 //! and the failure says what that was. Where conform put the run's network at its
 //! black hole (`conform check`), a run waiting on a connection there is
-//! `network_timeout`'s, and one listening on a port is a server: neither is
-//! judged here.
+//! `network_timeout`'s, one listening on a port is a server, and one reading an
+//! open stdin that its help says it reads was asked for it: none is judged here.
 
 use super::evidence::quoted;
 use super::support::output::streams_start;
@@ -97,6 +97,15 @@ fn not_a_hang(run: &Judged<'_>) -> Option<String> {
         WaitingOn::Listening { .. } => Some(format!(
             "{described}: a server waits for clients, which is not a hang"
         )),
+        // Its help says it reads stdin: the open pipe was a request for input.
+        WaitingOn::Stdin {
+            terminal: false, ..
+        } => run.planned.stdin_by_design.as_ref().map(|line| {
+            format!(
+                "{described}: its help says it reads stdin (\"{line}\"), so a wait on an \
+                 open pipe is what it was asked for, not a deadlock"
+            )
+        }),
         _ => None,
     }
 }
@@ -246,5 +255,37 @@ mod tests {
             "{outcome:#?}"
         );
         assert_eq!(outcome.failures[0].run.stdin, StdinMode::Closed.as_str());
+    }
+
+    #[test]
+    fn a_wait_on_an_open_stdin_the_help_says_it_reads_is_asked_for() {
+        let stdin_wait = WaitingOn::Stdin {
+            terminal: false,
+            after: None,
+        };
+        let judged = |declared: bool| {
+            crate::checks::skips::judged_planned(
+                PROFILE,
+                CheckId::NoHangStdinOpen,
+                |plan| {
+                    for run in &mut plan.runs {
+                        run.spec.network = Network::BlackHole;
+                        if declared && run.spec.stdin == StdinMode::Open {
+                            run.stdin_by_design = Some("--file <PATH> [default: -]".into());
+                        }
+                    }
+                },
+                |run, record| {
+                    if run.label.starts_with("list") {
+                        hung(record, stdin_wait.clone());
+                    }
+                    true
+                },
+            )
+        };
+        let outcome = judged(true);
+        assert_passed(&outcome, 2);
+        let outcome = judged(false);
+        assert_eq!(outcome.status(), Status::Fail, "{outcome:#?}");
     }
 }

@@ -4,12 +4,14 @@
 //! records what each connection asks for and never answers; no manifest is needed.
 //! A run that never reached the listener shows nothing about the network.
 
+use std::time::Duration;
+
 use serde_json::Value;
 
 use super::support::proxy::{asks_for_versions, hosts};
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
-use crate::exec::{ProxyRequest, WaitingOn};
-use crate::plan::RunKind;
+use crate::exec::{Network, ProxyRequest, WaitingOn};
+use crate::plan::{RunKind, RunRole};
 use crate::profile::ProbeKind;
 
 pub(super) const NETWORK_TIMEOUT: CheckSpec = CheckSpec {
@@ -23,33 +25,43 @@ pub(super) const NETWORK_TIMEOUT: CheckSpec = CheckSpec {
     // A stdin-closed run counts where it was itself made at the black hole
     // (`conform check` makes every run there): hung on the listener, it is the
     // network wait, and its black-hole run, gated on it, is never made.
-    reads: &[RunKind::BlackHole, RunKind::Closed],
+    // The command's help: whether it names a --timeout to bound a long wait.
+    reads: &[RunKind::BlackHole, RunKind::Closed, RunKind::CommandHelp],
     judge: Judge::Alone(judge),
 };
 
 /// What `error.code` of a network failure contains, one of them (a substring).
 const NETWORK_CODES: [&str; 3] = ["TIMEOUT", "NETWORK", "UNREACHABLE"];
 
+/// The longest an agent is expected to wait on a call that gets no answer: the
+/// spec's example framework default of 30 s (REQ-F-011) plus the 5 s its acceptance
+/// criterion allows past it.
+const LONGEST_WAIT: Duration = Duration::from_secs(35);
+
 fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::NetworkTimeout);
     let mut incidental_only = 0;
     for run in ctx.declared_runs() {
         let reached = !run.record.proxy_requests.is_empty();
+        // Any wait at the listener: at the limit, or let go on past it.
+        let at_hole = run.record.waiting_on == Some(WaitingOn::BlackHole)
+            || run.record.held_at_hole.is_some();
         if run.planned.role.kind == RunKind::Closed {
+            // A stdin-closed run counts where it was itself made at the black hole
+            // (`conform check`), for a read probe or any probe that waited there.
             let read = run
                 .planned
                 .role
                 .probe_index()
                 .and_then(|p| ctx.profile.profile.probes.get(p))
                 .is_some_and(|probe| probe.kind == ProbeKind::Read);
-            // Any probe's run found waiting on the listener at its limit: the hang
-            // checks leave that wait to this check.
-            let at_hole = run.record.waiting_on == Some(WaitingOn::BlackHole);
-            if run.record.timed_out && reached && (read || at_hole) {
-                outcome.runs_checked += 1;
-                outcome.fail(&run, waited_forever(&run));
+            if run.planned.spec.network != Network::BlackHole || !(read || at_hole) {
+                continue;
             }
-            continue;
+            // Hung without ever going for the network: the hang checks' wait.
+            if run.record.timed_out && !reached && !at_hole {
+                continue;
+            }
         }
         if run.record.error.is_some() {
             outcome.completed(&run); // fails it with the reason
@@ -57,7 +69,7 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         }
         if run.record.timed_out {
             outcome.runs_checked += 1;
-            outcome.fail(&run, waited_forever(&run));
+            outcome.fail(&run, waited_forever(ctx, &run));
             continue;
         }
         if !reached {
@@ -72,14 +84,26 @@ fn judge(ctx: &Context<'_>) -> Outcome {
             continue;
         }
         outcome.runs_checked += 1;
+        let took = run.record.duration;
         let head = format!(
             "with every proxy at a listener that never answers, it asked for {} and {} \
              after {:.1}s",
             hosts(&run.record.proxy_requests),
             run.describe_exit(),
-            run.record.duration.as_secs_f64()
+            took.as_secs_f64()
         );
-        if let Some(problem) = problem(ctx, &run) {
+        if took > LONGEST_WAIT {
+            outcome.fail(
+                &run,
+                format!(
+                    "{head}: it gave up by itself, but later than the {}s an agent can \
+                     wait (the spec's example default timeout of 30s, plus the 5s its \
+                     acceptance allows: REQ-F-011){}",
+                    LONGEST_WAIT.as_secs(),
+                    timeout_flag_note(ctx, &run)
+                ),
+            );
+        } else if let Some(problem) = problem(ctx, &run) {
             outcome.fail(
                 &run,
                 format!(
@@ -107,6 +131,32 @@ fn judge(ctx: &Context<'_>) -> Outcome {
     outcome
 }
 
+/// Whether the command's help offers a way to bound the wait: `; its help names
+/// no --timeout flag (§11)` when it read the help and found none, else nothing.
+fn timeout_flag_note(ctx: &Context<'_>, run: &Judged<'_>) -> String {
+    let Some(help) = run
+        .planned
+        .role
+        .probe_index()
+        .and_then(|probe| ctx.run(RunRole::probe(RunKind::CommandHelp, probe)))
+        .filter(|help| help.finished())
+    else {
+        return String::new();
+    };
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&help.record.stdout.bytes),
+        String::from_utf8_lossy(&help.record.stderr.bytes)
+    );
+    if text.contains("--timeout") || text.contains("-timeout") {
+        String::new()
+    } else {
+        "; its help names no --timeout flag, so an agent cannot bound the wait itself \
+         (REQ-C-012)"
+            .to_string()
+    }
+}
+
 /// A connection no answer was awaited on: an update lookup, whose wait is
 /// `no_self_update`'s, or one closed before it carried a request.
 fn waits_on_nothing(request: &ProxyRequest) -> bool {
@@ -114,7 +164,7 @@ fn waits_on_nothing(request: &ProxyRequest) -> bool {
 }
 
 /// The detail of a black-hole run that the kit killed at its limit.
-fn waited_forever(run: &Judged<'_>) -> String {
+fn waited_forever(ctx: &Context<'_>, run: &Judged<'_>) -> String {
     let limit = run.record.limit.as_secs_f64();
     if run.record.proxy_requests.is_empty() {
         return format!(
@@ -137,12 +187,28 @@ fn waited_forever(run: &Judged<'_>) -> String {
              that does not answer would have waited forever"
         );
     }
+    if let Some(held) = run.record.held_at_hole {
+        return format!(
+            "with every proxy at a listener that never answers, it waited on {} and was \
+             still waiting after {:.0}s: conform let it go on past its {limit}s limit \
+             (from {:.1}s) to see whether it gives up by itself, and then killed it. \
+             An agent would have waited forever: a network call needs a default timeout \
+             of its own, well under {}s, that ends it with an error \
+             (REQ-F-011){}",
+            hosts(&run.record.proxy_requests),
+            run.record.duration.as_secs_f64(),
+            held.as_secs_f64(),
+            LONGEST_WAIT.as_secs(),
+            timeout_flag_note(ctx, run)
+        );
+    }
     format!(
         "with every proxy at a listener that never answers, it waited on {} until \
          conform's limit of {limit}s and the kit killed it: an agent would have waited \
          forever. A network call needs a default timeout of its own that ends it with \
-         an error envelope (REQ-F-011, REQ-F-012)",
-        hosts(&run.record.proxy_requests)
+         an error envelope (REQ-F-011, REQ-F-012){}",
+        hosts(&run.record.proxy_requests),
+        timeout_flag_note(ctx, run)
     )
 }
 
@@ -150,6 +216,11 @@ fn waited_forever(run: &Judged<'_>) -> String {
 fn problem(ctx: &Context<'_>, run: &Judged<'_>) -> Option<String> {
     if run.record.exit_code() == Some(0) {
         return Some("it exited 0, as if the network had answered".into());
+    }
+    // No envelope at all: it ended on its own with a failure, which is what this
+    // check asks; the missing envelope is json_envelope's finding.
+    if ctx.envelope(run).is_err() {
+        return None;
     }
     let error = match ctx.error_object(run) {
         Ok(error) => error,
@@ -178,7 +249,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::checks::skips::{assert_passed, judged_with, write};
+    use crate::checks::skips::{assert_passed, judged_at_black_hole, judged_with, write};
     use crate::checks::Status;
     use crate::exec::{Exit, ProxyRequest, RunRecord};
 
@@ -382,16 +453,56 @@ mod tests {
         );
         assert!(detail.contains("error.retryable is false"), "{detail}");
 
+        // No envelope at all: it ended by itself, which is this check's subject; the
+        // envelope is json_envelope's.
         let outcome = judged(|record| {
             timed_out_error(record);
             write(record, "timed out\n");
         });
-        assert!(
-            outcome.failures[0]
-                .detail
-                .contains("stdout is not an error envelope"),
-            "{outcome:#?}"
-        );
+        assert_passed(&outcome, 1);
+    }
+
+    /// A run let go on past its limit at the listener (`conform check`'s patience):
+    /// judged by when it gave up by itself, or that it never did.
+    #[test]
+    fn a_run_held_past_its_limit_is_judged_by_when_it_gave_up() {
+        let gave_up_after = |secs: f64| {
+            judged(move |record| {
+                record.proxy_requests = vec![connect("pypi.example")];
+                record.held_at_hole = Some(Duration::from_secs(5));
+                record.duration = Duration::from_secs_f64(secs);
+                record.exit = Exit::Code(1);
+                write(record, "");
+            })
+        };
+        // pip's version check: 6.6 s, then an error in words.
+        assert_passed(&gave_up_after(6.6), 1);
+        // 30 s three times over.
+        let outcome = gave_up_after(87.0);
+        assert_eq!(outcome.status(), Status::Fail, "{outcome:#?}");
+        let detail = &outcome.failures[0].detail;
+        for words in [
+            "after 87.0s",
+            "later than the 35s an agent can wait",
+            "REQ-F-011",
+        ] {
+            assert!(detail.contains(words), "{words:?} not in {detail}");
+        }
+        let outcome = judged(|record| {
+            record.proxy_requests = vec![connect("pypi.example")];
+            record.held_at_hole = Some(Duration::from_secs(5));
+            record.duration = Duration::from_secs(120);
+            record.timed_out = true;
+            record.exit = Exit::Unknown;
+        });
+        let detail = &outcome.failures[0].detail;
+        for words in [
+            "still waiting after 120s",
+            "past its 5s limit",
+            "gives up by itself",
+        ] {
+            assert!(detail.contains(words), "{words:?} not in {detail}");
+        }
     }
 
     /// As `conform check` makes it: the stdin-closed run itself at the black hole,
@@ -403,7 +514,7 @@ mod tests {
             record.timed_out = true;
             record.exit = Exit::Unknown;
         };
-        let outcome = judged_with(PROFILE, CheckId::NetworkTimeout, |run, record| {
+        let outcome = judged_at_black_hole(PROFILE, CheckId::NetworkTimeout, |run, record| {
             if run.role.kind == RunKind::Closed && run.label == "releases" {
                 hang(record);
             }
@@ -416,7 +527,7 @@ mod tests {
             "{outcome:#?}"
         );
 
-        let outcome = judged_with(PROFILE, CheckId::NetworkTimeout, |run, record| {
+        let outcome = judged_at_black_hole(PROFILE, CheckId::NetworkTimeout, |run, record| {
             if run.role.kind == RunKind::Closed && run.label == "releases" {
                 record.timed_out = true;
                 record.exit = Exit::Unknown;

@@ -12,7 +12,7 @@ use super::evidence::{quoted, sentinel_call};
 use super::support::proxy::{asks_for_versions, hosts};
 use super::support::tool_version::printed_version;
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
-use crate::exec::INSTALLERS;
+use crate::exec::{Network, INSTALLERS};
 use crate::plan::{RunKind, RunRole};
 
 pub(super) const NO_SELF_UPDATE: CheckSpec = CheckSpec {
@@ -34,8 +34,11 @@ pub(super) const NO_SELF_UPDATE: CheckSpec = CheckSpec {
         RunKind::Canary,
         RunKind::DebugCanary,
         RunKind::Metachar,
-        // A hang at the black hole that network_timeout reports is not judged again.
+        // A hang at the black hole that network_timeout reports is not judged again:
+        // its black-hole run, or under `conform check` its stdin-closed run, which
+        // is made there.
         RunKind::BlackHole,
+        RunKind::Closed,
     ],
     judge: Judge::Alone(judge),
 };
@@ -148,8 +151,16 @@ fn held_up(ctx: &Context<'_>, run: &Judged<'_>) -> Option<String> {
         .planned
         .role
         .probe_index()
-        .and_then(|probe| ctx.run(RunRole::probe(RunKind::BlackHole, probe)))
-        .is_some_and(|black_hole| black_hole.record.timed_out);
+        .and_then(|probe| {
+            ctx.run(RunRole::probe(RunKind::BlackHole, probe))
+                .or_else(|| {
+                    ctx.run(RunRole::probe(RunKind::Closed, probe))
+                        .filter(|closed| closed.planned.spec.network == Network::BlackHole)
+                })
+        })
+        .is_some_and(|black_hole| {
+            black_hole.record.timed_out || black_hole.record.held_at_hole.is_some()
+        });
     (!network_hang).then(|| {
         format!(
             "with CI=true it waited on {} until conform's limit of {limit}s: an update \

@@ -101,7 +101,7 @@ pub(super) fn judged_at_black_hole(
 }
 
 /// [`judged_in`] over the plan as `adjust` changes it before the runs are made.
-fn judged_planned(
+pub(super) fn judged_planned(
     text: &str,
     id: CheckId,
     adjust: impl Fn(&mut plan::Plan),

@@ -336,11 +336,13 @@ mod tests {
                 output: crate::exec::Output::Pipes,
                 sandbox: None,
                 network: crate::exec::Network::Inherited,
+                patience: None,
                 env_remove: Vec::new(),
             },
             after: vec![],
             gate: None,
             derived: None,
+            stdin_by_design: None,
         };
         let record = RunRecord {
             exit: Exit::Code(0),

@@ -244,6 +244,16 @@ pub(super) fn infer_tool(
     hermetic.unset.sort();
     hermetic.unset.dedup();
     hermetic.unknown_command = generated.lists_subcommands;
+    hermetic.stdin_by_design = generated
+        .warnings
+        .iter()
+        .filter(|warning| warning.code == init::READS_STDIN)
+        .filter_map(|warning| {
+            let argv = serde_json::from_value(warning.context["argv"].clone()).ok()?;
+            let line = warning.context["help"].as_str()?.to_string();
+            Some((argv, line))
+        })
+        .collect();
     if generated.help_unread {
         let command = &inferred.loaded.profile.command;
         let args = command

@@ -368,7 +368,7 @@ impl Active {
     /// a stream's held stdout.
     pub(super) fn cancel(&mut self, now: Instant) {
         match self.phase {
-            Phase::Running => self.time_out(now, false),
+            Phase::Running => self.time_out(now, None),
             Phase::Draining => self.finish(now),
             Phase::TermGrace { .. } | Phase::Finishing { .. } | Phase::Done => {}
         }
@@ -451,7 +451,14 @@ impl Active {
                             self.finish(now);
                         }
                     } else if now >= self.deadline {
-                        self.time_out(now, true);
+                        let waiting = self.waiting_on();
+                        match self.patience_left(&waiting) {
+                            Some(until) => {
+                                self.record.held_at_hole = Some(now - self.started);
+                                self.deadline = until;
+                            }
+                            None => self.time_out(now, Some(waiting)),
+                        }
                     }
                 }
                 Phase::TermGrace { until } => {
@@ -496,12 +503,24 @@ impl Active {
         }
     }
 
-    /// At the limit (or on cancel): SIGTERM to the group, then a short grace in which
-    /// output is still read.
-    fn time_out(&mut self, now: Instant, at_limit: bool) {
-        if at_limit {
-            // Before the SIGTERM: what the tool was blocked on, not how it dies.
-            self.record.waiting_on = Some(self.waiting_on());
+    /// The new deadline of a run at its limit that is waiting on its black hole and
+    /// has patience left (`RunSpec::patience`), once only.
+    fn patience_left(&self, waiting: &WaitingOn) -> Option<Instant> {
+        let patience = self.spec.patience?;
+        let until = self.started + patience.min(LONGEST_LIMIT);
+        (self.record.held_at_hole.is_none()
+            && *waiting == WaitingOn::BlackHole
+            && until > self.deadline)
+            .then_some(until)
+    }
+
+    /// At the limit (with what the tool was blocked on, read before the SIGTERM so
+    /// that it is not how it dies) or on cancel: SIGTERM to the group, then a short
+    /// grace in which output is still read.
+    fn time_out(&mut self, now: Instant, waiting: Option<WaitingOn>) {
+        let at_limit = waiting.is_some();
+        if waiting.is_some() {
+            self.record.waiting_on = waiting;
         }
         self.killed_at = Some(now);
         self.kill = Some(KitKill {

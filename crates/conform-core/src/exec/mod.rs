@@ -231,7 +231,15 @@ pub(crate) struct RunSpec {
     /// A sandbox made for the run and removed after it.
     pub sandbox: Option<Sandbox>,
     pub network: Network,
+    /// How long a run found waiting on its black hole at `limit` is let go on
+    /// (`None`: it is stopped at the limit like any other): a tool that gives up on
+    /// an unanswered call by itself shows when, which `network_timeout` judges.
+    pub patience: Option<Duration>,
 }
+
+/// How long a run held at the black hole is let go on past its limit, in all: long
+/// enough to see a client's own timeout and retries end (30 s three times is common).
+pub(crate) const NETWORK_PATIENCE: Duration = Duration::from_secs(120);
 
 /// Bytes captured from one output stream.
 #[derive(Debug, Clone, Default)]
@@ -313,6 +321,9 @@ pub(crate) struct RunRecord {
     /// For a run the kit stopped at its limit: what its processes were blocked on
     /// right before the kit's SIGTERM (`waiting.rs`).
     pub waiting_on: Option<WaitingOn>,
+    /// When the run reached its limit waiting on the black hole and was let go on
+    /// for its patience: how long it had run then.
+    pub held_at_hole: Option<Duration>,
 }
 
 /// What became of a trigger after N lines: read by every check, never recomputed.
@@ -412,6 +423,7 @@ impl RunRecord {
             proxy_requests: Vec::new(),
             processes_seen: Vec::new(),
             waiting_on: None,
+            held_at_hole: None,
         }
     }
 

@@ -58,6 +58,7 @@ fn spec(name: &str) -> RunSpec {
         output: exec::Output::Pipes,
         sandbox: None,
         network: crate::exec::Network::Inherited,
+        patience: None,
         env_remove: Vec::new(),
     }
 }
@@ -1544,4 +1545,78 @@ fn a_run_that_exits_in_time_says_nothing_of_a_wait() {
     assert_eq!(record.exit, Exit::Code(0));
     assert_eq!(record.waiting_on, None);
     assert_eq!(record.still_running(), None);
+}
+
+/// `python3` connecting to the run's black hole, then waiting `give_up_after`
+/// seconds for an answer before it exits 3 (`None`: forever).
+fn waits_at_the_black_hole(give_up_after: Option<u64>) -> RunSpec {
+    let wait = give_up_after.map_or("None".to_string(), |secs| secs.to_string());
+    let script = format!(
+        "import os, socket, sys\n\
+         port = int(os.environ['HTTPS_PROXY'].rsplit(':', 1)[1])\n\
+         c = socket.create_connection(('127.0.0.1', port))\n\
+         c.sendall(b'CONNECT api.example.com:443 HTTP/1.1\\r\\n\\r\\n')\n\
+         print('ready', flush=True)\n\
+         c.settimeout({wait})\n\
+         try:\n    c.recv(1)\nexcept socket.timeout:\n    sys.exit(3)"
+    );
+    RunSpec {
+        network: exec::Network::BlackHole,
+        ..python(&script)
+    }
+}
+
+/// At growing limits until the tool was at the black hole by its limit (a machine
+/// slow to start python3 reaches it later): the last attempt's record.
+fn held_at_the_black_hole(make: impl Fn(u64) -> RunSpec) -> RunRecord {
+    let mut record = None;
+    for limit in [1, 5, 20] {
+        let (made, _) = run(&make(limit));
+        let held = made.held_at_hole.is_some();
+        record = Some(made);
+        if held {
+            break;
+        }
+    }
+    record.expect("made at least once")
+}
+
+#[test]
+fn a_run_waiting_at_the_black_hole_at_its_limit_is_let_go_on_until_it_gives_up() {
+    let record = held_at_the_black_hole(|limit| RunSpec {
+        limit: Duration::from_secs(limit),
+        patience: Some(Duration::from_secs(limit * 10)),
+        ..waits_at_the_black_hole(Some(limit * 2))
+    });
+    assert!(record.held_at_hole.is_some(), "{record:#?}");
+    assert!(!record.timed_out, "{record:#?}");
+    assert_eq!(record.exit, Exit::Code(3));
+    assert_eq!(record.waiting_on, None);
+    assert!(record.duration > record.limit, "{record:#?}");
+}
+
+#[test]
+fn a_run_still_waiting_at_the_end_of_its_patience_is_killed_and_named() {
+    let record = held_at_the_black_hole(|limit| RunSpec {
+        limit: Duration::from_secs(limit),
+        patience: Some(Duration::from_secs(limit * 2)),
+        ..waits_at_the_black_hole(None)
+    });
+    assert!(record.held_at_hole.is_some(), "{record:#?}");
+    assert_killed_at_limit(&record);
+    assert_eq!(record.waiting_on, Some(exec::WaitingOn::BlackHole));
+    assert!(record.duration >= record.limit * 2, "{record:#?}");
+}
+
+#[test]
+fn a_run_at_its_limit_for_another_cause_gets_no_patience() {
+    let spec = RunSpec {
+        limit: Duration::from_secs(1),
+        patience: Some(Duration::from_secs(60)),
+        network: exec::Network::BlackHole,
+        ..shell("sleep 30")
+    };
+    let (record, _) = run(&spec);
+    assert_killed_at_limit(&record);
+    assert_eq!(record.held_at_hole, None);
 }

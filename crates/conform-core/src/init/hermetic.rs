@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use crate::exec::RunSpec;
-use crate::exec::{Network, Sandbox, EDITOR_AND_BROWSER_VARS, OPENERS, SENTINEL_VARS};
+use crate::exec::{Network, Sandbox, StdinMode, EDITOR_AND_BROWSER_VARS, OPENERS, SENTINEL_VARS};
 use crate::plan::{KitRun, Plan, PlannedRun, RunKind, RunRole, Subject};
 
 /// Words that make a variable's name read as a credential.
@@ -73,6 +73,9 @@ pub(crate) struct Hermetic {
     /// gave no help but a wait, a prompt or a crash: that call is made with stdin
     /// open too, as a probe's run, for the hang checks to judge.
     pub open_help: Option<Vec<String>>,
+    /// Probes (their argv) whose help says they read stdin, with the help's line:
+    /// their stdin-open runs are marked so ([`PlannedRun::stdin_by_design`]).
+    pub stdin_by_design: Vec<(Vec<String>, String)>,
 }
 
 impl Hermetic {
@@ -98,6 +101,7 @@ impl Hermetic {
             cwd,
             unknown_command: true,
             open_help: None,
+            stdin_by_design: Vec::new(),
         }
     }
 
@@ -138,7 +142,28 @@ impl Hermetic {
         if let Some(args) = &self.open_help {
             add_open_help(plan, args);
         }
+        // network_timeout reads a probe's stdin-closed run where it is itself at the
+        // black hole: such a run gets the black-hole run's patience.
+        let patient = self.network == Network::BlackHole
+            && plan
+                .runs
+                .iter()
+                .any(|run| run.role.kind == RunKind::BlackHole);
+        // Its black-hole run would be the same run again, made only to wait as long.
+        if patient {
+            drop_runs(plan, |run| run.role.kind == RunKind::BlackHole);
+        }
         for run in &mut plan.runs {
+            if patient && run.role.kind == RunKind::Closed && run.role.probe_index().is_some() {
+                run.spec.patience = Some(crate::exec::NETWORK_PATIENCE);
+            }
+            if run.spec.stdin == StdinMode::Open && run.role.probe_index().is_some() {
+                run.stdin_by_design = self
+                    .stdin_by_design
+                    .iter()
+                    .find(|(argv, _)| run.spec.args.ends_with(argv))
+                    .map(|(_, line)| line.clone());
+            }
             let spec = &mut run.spec;
             match &mut spec.sandbox {
                 // Fresh directories, and no real browser or editor: a real vi on a
@@ -199,6 +224,7 @@ fn add_open_help(plan: &mut Plan, args: &[String]) {
         after: Vec::new(),
         gate: None,
         derived: None,
+        stdin_by_design: None,
     });
 }
 
@@ -326,6 +352,7 @@ mod tests {
             output: crate::exec::Output::Pipes,
             sandbox: None,
             network: Network::Inherited,
+            patience: None,
         };
         let planned = |kind, stdin| PlannedRun {
             label: "unknown flag".into(),
@@ -334,6 +361,7 @@ mod tests {
             after: Vec::new(),
             gate: None,
             derived: None,
+            stdin_by_design: None,
         };
         let mut closed_only = Plan {
             runs: vec![planned(RunKind::Closed, crate::exec::StdinMode::Closed)],

@@ -32,6 +32,7 @@ use runner::Runner;
 pub(crate) use crate::file::write_atomic;
 pub(crate) use diagnostics::{Failure, Warning};
 pub(crate) use help::Settings as ExploreSettings;
+pub(crate) use help::READS_STDIN;
 pub(crate) use hermetic::Hermetic;
 pub(crate) use render::render_profile;
 

@@ -221,6 +221,8 @@ impl Runner {
             } else {
                 exec::Network::Inherited
             },
+            // A help call that waits on the network says nothing more by waiting.
+            patience: None,
         }
     }
 
@@ -244,6 +246,7 @@ impl Runner {
                     after: Vec::new(),
                     gate: None,
                     derived: None,
+                    stdin_by_design: None,
                 })
                 .collect(),
         };
@@ -751,6 +754,10 @@ impl Runner {
                     finished: !record.timed_out,
                     exit_code: record.exit_code(),
                     network: record.proxy_connections.unwrap_or(0) > 0,
+                    listening: match record.waiting_on {
+                        Some(exec::WaitingOn::Listening { port }) => Some(port),
+                        _ => None,
+                    },
                     wrote,
                 }
             })
@@ -1007,6 +1014,7 @@ mod tests {
             output: exec::Output::Pipes,
             sandbox: None,
             network: exec::Network::Inherited,
+            patience: None,
             env_remove: Vec::new(),
         };
         let mut record = RunRecord::new(&spec);

@@ -62,6 +62,8 @@ pub(super) struct Explored {
     pub exit_code: Option<i32>,
     /// It connected to its black hole.
     pub network: bool,
+    /// It was still running at the limit, listening on this port: a server.
+    pub listening: Option<u16>,
     /// What it left in its HOME, config or data directories (`home/.tool/`) or
     /// its working directory (`cwd/.terraform/`).
     pub wrote: Vec<String>,
@@ -74,6 +76,7 @@ impl Default for Explored {
             finished: true,
             exit_code: None,
             network: false,
+            listening: None,
             wrote: Vec::new(),
         }
     }

@@ -49,6 +49,9 @@ pub(crate) struct PlannedRun {
     pub gate: Option<RunIndex>,
     /// A run completed from earlier runs' records when it becomes ready.
     pub derived: Option<Derived>,
+    /// For a run with stdin open, when the command's help says it reads stdin (the
+    /// help's line, as `conform check` read it): a wait on that stdin is asked for.
+    pub stdin_by_design: Option<String>,
 }
 
 /// Every run for one profile.
@@ -193,6 +196,7 @@ impl Planner<'_> {
             output: Output::Pipes,
             sandbox: None,
             network: crate::exec::Network::Inherited,
+            patience: None,
         }
     }
 
@@ -228,6 +232,9 @@ impl Planner<'_> {
             output: shape.output,
             sandbox: shape.sandbox.map(|make| make()),
             network: shape.network,
+            // The run network_timeout made to see the tool at the black hole is
+            // let go on until it gives up by itself.
+            patience: (kind == RunKind::BlackHole).then_some(crate::exec::NETWORK_PATIENCE),
             ..base
         }
     }
@@ -247,6 +254,7 @@ impl Planner<'_> {
             after,
             gate,
             derived: None,
+            stdin_by_design: None,
         });
         self.runs.len() - 1
     }

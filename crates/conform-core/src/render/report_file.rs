@@ -242,6 +242,7 @@ fn run_facts(r: &Value) -> RunFacts {
             kind: text(&w["kind"]),
             detail: text(&w["detail"]),
         }),
+        held_at_hole_ms: r["held_at_hole_ms"].as_u64(),
     }
 }
 

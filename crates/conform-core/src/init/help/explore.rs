@@ -61,6 +61,9 @@ struct Found {
     requires_argument: bool,
     /// The listing says it is a group (oclif's topics, `kv store <command>`).
     group: bool,
+    /// Why it serves by design (a server, a proxy, a watcher), when its name or
+    /// summary says so.
+    serves: Option<String>,
 }
 
 impl Found {
@@ -141,6 +144,11 @@ pub(crate) fn explore(
                     );
                     continue;
                 }
+                Err(_) if command.serves.is_some() => {
+                    let why = command.serves.as_deref().unwrap_or_default();
+                    census.left_out(&shown, serves_by_design(why));
+                    continue;
+                }
                 Err(_) => {
                     candidates.push(Candidate::new(command, 0));
                     continue;
@@ -184,14 +192,23 @@ pub(crate) fn explore(
                         "a group that needs a subcommand, and its help lists none",
                     );
                 }
+            } else if let Some(why) = &command.serves {
+                census.left_out(&shown, serves_by_design(why));
             } else {
+                let stdin = super::serves::reads_stdin(&text);
+                let with_stdin = |candidate: Candidate| Candidate {
+                    stdin: stdin.clone(),
+                    ..candidate
+                };
                 match (required, page.operands) {
-                    (Some(false), _) => candidates.push(Candidate::new(command.clone(), 0)),
+                    (Some(false), _) => {
+                        candidates.push(with_stdin(Candidate::new(command.clone(), 0)))
+                    }
                     // `keys set NAME`: a made-up name shows whether it prompts,
                     // opens an editor or hangs, which a command is whatever value
                     // it is given.
                     (Some(true), Some(n @ 1..=MADE_UP_OPERANDS)) => {
-                        candidates.push(Candidate::new(command.clone(), n))
+                        candidates.push(with_stdin(Candidate::new(command.clone(), n)))
                     }
                     (Some(true), _) => census.left_out(
                         &shown,
@@ -235,10 +252,25 @@ pub(crate) fn explore(
     let mut finished = Vec::new();
     let mut unfinished = Vec::new();
     let mut check_only = Vec::new();
-    for (Candidate { argv, only, .. }, run) in candidates.into_iter().zip(runs) {
+    for (
+        Candidate {
+            argv, only, stdin, ..
+        },
+        run,
+    ) in candidates.into_iter().zip(runs)
+    {
         let shown = argv.join(" ");
         if let Some(error) = run.error {
             census.left_out(&shown, format!("it could not be run: {error}"));
+            continue;
+        }
+        if let Some(port) = run.listening {
+            census.left_out(
+                &shown,
+                serves_by_design(&format!(
+                    "its exploration run was still listening on port {port} at the limit"
+                )),
+            );
             continue;
         }
         if run.wrote.iter().any(|path| path.starts_with(CWD)) {
@@ -257,6 +289,17 @@ pub(crate) fn explore(
             continue;
         }
         census.probed.push(shown.clone());
+        if let Some(line) = stdin {
+            body.warnings.push(Warning::new(
+                READS_STDIN,
+                format!(
+                    "{shown}: reads stdin by design (its help says \"{line}\"): a wait on an \
+                     open stdin is what it was asked for, not a deadlock; with stdin closed it \
+                     must still end by itself"
+                ),
+                json!({ "command": shown, "argv": argv, "help": line }),
+            ));
+        }
         // A command that mutates, by its name or by the state it wrote in its fresh
         // HOME, is judged in conform check's sandbox but never saved: a saved read
         // probe runs anywhere, with real credentials and the real HOME. Nor is a
@@ -382,6 +425,7 @@ fn found(parent: &[String], entry: &HelpEntry) -> Found {
         class,
         requires_argument: entry.requires_argument,
         group: entry.group,
+        serves: super::serves::serves(&entry.name, &entry.summary),
     }
 }
 
@@ -449,6 +493,18 @@ fn rank(name: &str, class: Class) -> u8 {
     }
 }
 
+/// The warning code of a probe whose help says it reads stdin (`conform check`
+/// then reads its waits on an open stdin as asked for).
+pub(crate) const READS_STDIN: &str = "READS_STDIN";
+
+/// The census's reason for a command left out because it serves.
+fn serves_by_design(why: &str) -> String {
+    format!(
+        "serves by design ({why}): it waits for clients until stopped, which is what it \
+         is for and no hang, so it is not probed as a read"
+    )
+}
+
 /// Why a command is left out before its help is asked for, if it is.
 fn left_out_unasked(command: &Found, settings: &Settings) -> Option<String> {
     match command.class {
@@ -489,6 +545,8 @@ struct Candidate {
     /// The command's path, then [`MADE_UP_OPERAND`] for each operand it needs.
     argv: Vec<String>,
     only: CheckOnly,
+    /// The line of its help that says it reads stdin, if one does.
+    stdin: Option<String>,
 }
 
 impl Candidate {
@@ -510,6 +568,7 @@ impl Candidate {
             command,
             argv,
             only,
+            stdin: None,
         }
     }
 }
@@ -750,6 +809,62 @@ mod tests {
     }
 
     #[test]
+    fn servers_are_left_out_by_their_summary_or_by_the_port_their_run_listened_on() {
+        struct Listens(Canned);
+        impl Tool for Listens {
+            fn help(&mut self, args: &[String], program: &str) -> Result<String, String> {
+                self.0.help(args, program)
+            }
+            fn listing(&mut self, args: &[String]) -> Result<String, String> {
+                self.0.listing(args)
+            }
+            fn try_read(&mut self, argv: &[String]) -> Trial {
+                self.0.try_read(argv)
+            }
+            fn measure(&mut self, argv: &[String]) -> Measured {
+                self.0.measure(argv)
+            }
+            // `explore` says nothing of serving: only its run shows it.
+            fn explore(&mut self, argvs: &[Vec<String>]) -> Vec<Explored> {
+                argvs
+                    .iter()
+                    .map(|argv| Explored {
+                        exit_code: Some(0),
+                        finished: argv != &["explore"],
+                        listening: (argv == &["explore"]).then_some(8001),
+                        ..Explored::default()
+                    })
+                    .collect()
+            }
+        }
+        let root = "Usage: t <COMMAND>\n\nCommands:\n  \
+            explore  Look around the deployments\n  \
+            list     List the servers\n  \
+            server   Run the language server\n  \
+            ui       Start a local web UI\n";
+        let mut tool = Listens(Canned::with(&[
+            ("", root),
+            ("explore", "Usage: t explore\n"),
+            ("list", "Usage: t list\n"),
+            ("server", "Usage: t server\n"),
+            ("ui", "Usage: t ui\n"),
+        ]));
+        let body = explore(&mut tool, "t", &Settings::default()).expect("explored");
+        assert_eq!(probes(&body, "read"), ["list"]);
+        for (command, why) in [
+            ("server", "its name is `server`"),
+            ("ui", "its help says \"Start a local web UI\""),
+            ("explore", "still listening on port 8001"),
+        ] {
+            let reason = left_out(&body, command).unwrap_or_default();
+            assert!(
+                reason.starts_with("serves by design") && reason.contains(why),
+                "{command}: {reason}"
+            );
+        }
+    }
+
+    #[test]
     fn files_most_commands_write_are_the_tools_state_not_a_mutation() {
         struct Writes(Canned);
         impl Tool for Writes {
@@ -923,6 +1038,7 @@ mod tests {
             class: classify(path.last().copied().unwrap_or("")),
             requires_argument: false,
             group: false,
+            serves: None,
         };
         let mut asked = vec![
             command(&["compute", "create-instance"]),
