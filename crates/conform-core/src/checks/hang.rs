@@ -9,8 +9,8 @@
 
 use super::evidence::quoted;
 use super::support::output::streams_start;
-use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
-use crate::exec::{Network, WaitingOn};
+use super::support::waits::not_ours;
+use super::{CheckId, CheckSpec, Context, Judge, Outcome};
 use crate::plan::RunKind;
 
 pub(super) const NO_HANG_STDIN_CLOSED: CheckSpec = CheckSpec {
@@ -49,7 +49,7 @@ fn judge(ctx: &Context<'_>, id: CheckId) -> Outcome {
     let mut outcome = Outcome::new(id);
     let mut not_hangs = Vec::new();
     for run in ctx.declared_runs() {
-        if let Some(why) = not_a_hang(&run) {
+        if let Some(why) = not_ours(&run) {
             not_hangs.push(format!(
                 "{} (stdin {}) was {why}",
                 quoted(&run.planned.label),
@@ -77,39 +77,6 @@ fn judge(ctx: &Context<'_>, id: CheckId) -> Outcome {
     outcome
 }
 
-/// Why a run that hit its limit is not a hang, when conform itself put its network
-/// at the black hole (every run of `conform check`): a wait on a connection there is
-/// `network_timeout`'s finding, and a listening socket is a server waiting for
-/// clients. Under a profile's own network (`conform run`) every run at its limit is
-/// a hang, as in the reference kit, whatever it waited on.
-fn not_a_hang(run: &Judged<'_>) -> Option<String> {
-    let record = run.record;
-    if !record.timed_out || run.planned.spec.network != Network::BlackHole {
-        return None;
-    }
-    let waiting = record.waiting_on.as_ref()?;
-    let described = waiting.describe(&record.proxy_requests);
-    match waiting {
-        // The listener recorded it, so network_timeout counts it.
-        WaitingOn::BlackHole if !record.proxy_requests.is_empty() => Some(format!(
-            "{described}: network_timeout's finding, not a hang"
-        )),
-        WaitingOn::Listening { .. } => Some(format!(
-            "{described}: a server waits for clients, which is not a hang"
-        )),
-        // Its help says it reads stdin: the open pipe was a request for input.
-        WaitingOn::Stdin {
-            terminal: false, ..
-        } => run.planned.stdin_by_design.as_ref().map(|line| {
-            format!(
-                "{described}: its help says it reads stdin (\"{line}\"), so a wait on an \
-                 open pipe is what it was asked for, not a deadlock"
-            )
-        }),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -118,6 +85,7 @@ mod tests {
     use crate::checks::skips::{assert_passed, judged_at_black_hole, judged_with};
     use crate::checks::Status;
     use crate::exec::{Exit, ProxyRequest, RunRecord, StdinMode};
+    use crate::exec::{Network, WaitingOn};
     use crate::plan::PlannedRun;
 
     const PROFILE: &str = r#"{

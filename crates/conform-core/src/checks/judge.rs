@@ -57,7 +57,15 @@ pub(crate) fn judge(ctx: &Context<'_>, selected: &BTreeSet<CheckId>) -> Vec<Outc
         outcome.add_still_running();
         set_aside_starved(ctx, spec.reads, &mut outcome);
         if outcome.status() == Status::Pass && outcome.runs_checked == 0 {
-            outcome.skip(nothing_judged(ctx));
+            if outcome.left_to_others.is_empty() {
+                outcome.skip(nothing_judged(ctx));
+            } else {
+                let left = outcome.left_to_others.join("; ");
+                outcome.skip(format!(
+                    "no run to judge: each that hit its limit, with its network at \
+                     conform's black hole, waited on what another check judges: {left}"
+                ));
+            }
         }
         outcomes.push(outcome);
     }

@@ -196,6 +196,9 @@ pub(crate) struct Outcome {
     pub runs_checked: usize,
     pub failures: Vec<Evidence>,
     pub skipped_reason: Option<String>,
+    /// Runs at their limit that [`Outcome::completed`] left uncounted because the
+    /// wait was another check's subject (`support::waits`), each in words.
+    pub left_to_others: Vec<String>,
 }
 
 impl Outcome {
@@ -205,6 +208,7 @@ impl Outcome {
             runs_checked: 0,
             failures: Vec::new(),
             skipped_reason: None,
+            left_to_others: Vec::new(),
         }
     }
 
@@ -237,7 +241,17 @@ impl Outcome {
 
     /// Count a run; a run that hit its limit or never started fails this check and is
     /// not judged further (returns false).
+    /// Under `conform check`, a run whose wait at the limit is another check's
+    /// subject is neither counted nor failed (returns false), and is named.
     pub(crate) fn completed(&mut self, run: &Judged<'_>) -> bool {
+        if let Some(why) = support::waits::not_ours(run) {
+            self.left_to_others.push(format!(
+                "{} (stdin {}) was {why}",
+                evidence::quoted(&run.planned.label),
+                run.record.stdin.as_str()
+            ));
+            return false;
+        }
         self.runs_checked += 1;
         if let Some(error) = &run.record.error {
             self.fail(run, error_detail(error));

@@ -13,8 +13,6 @@ use crate::support::{conform, generated_block, repo_root};
 
 /// What check finds beyond the hand-written profile: (broken CLI, check, why).
 const WIDER: &[(&str, &str, &str)] = &[
-    ("ansi-when-piped", "network_timeout", BROKEN_ENVELOPES),
-    ("envelope-missing-warnings", "network_timeout", BROKEN_ENVELOPES),
     (
         "error-without-retryable",
         "network_timeout",
@@ -24,12 +22,6 @@ const WIDER: &[(&str, &str, &str)] = &[
         "error-without-retryable",
         "timeout_flag",
         "`releases --timeout 1s` at the black hole gives up with an error that lacks `retryable`: the same defect",
-    ),
-    ("json-needs-format-flag", "network_timeout", BROKEN_ENVELOPES),
-    (
-        "json-needs-format-flag",
-        "no_hang_stdin_open",
-        "its manifest is no JSON without `--format json`, so exploration reads `--help` and probes `deployments validate`, which reads a JSON object from stdin by design",
     ),
     (
         "stderr-color-ignores-no-color",
@@ -42,8 +34,6 @@ const WIDER: &[(&str, &str, &str)] = &[
         "every check run has a fresh config directory, so no run finds the committed login and each waits for the device code",
     ),
 ];
-
-const BROKEN_ENVELOPES: &str = "the defect breaks every envelope, and exploration's `releases` probe (at the black hole) and the headless run show it again: their error envelopes cannot be read";
 
 /// Defects the hand-written profile shows and check does not: (broken CLI, check,
 /// why). Each such check must not pass where it is marked `skip`.

@@ -507,3 +507,61 @@ fn reports_point_at_check_tool_or_into_the_saved_profile() {
         .expect("no_hang_stdin_open");
     assert_eq!(failed_probes(open), ["chat", "config set"], "{open:#}");
 }
+
+#[test]
+fn waits_by_design_are_judged_for_what_they_are_not_as_hangs() {
+    // waits: `remote` gives up on the network by itself after 8 s, `lint` reads
+    // `--file -` by default, `server` and `ui` serve by name and summary, and
+    // `explore` listens on a port without saying so.
+    let check = conform_in(&fixtures(), ["check", "--", "./waits"]);
+    assert_eq!(check.code(), 4, "{:#}", check.envelope);
+    let inferred = &check.envelope["meta"]["inferred"];
+    assert_eq!(
+        probe_names(&inferred["profile"]["probes"]),
+        ["lint", "list", "remote", "unknown flag on lint"],
+        "{inferred:#}"
+    );
+    let left_out = inferred["commands"]["left_out"]
+        .as_array()
+        .expect("left out");
+    for (command, why) in [
+        ("explore", "its exploration run was still listening on port"),
+        ("server", "its name is `server`"),
+        ("ui", "its help says \"Start a local web UI\""),
+    ] {
+        let reason = left_out
+            .iter()
+            .find(|entry| entry["command"] == command)
+            .and_then(|entry| entry["reason"].as_str())
+            .unwrap_or_default();
+        assert!(
+            reason.starts_with("serves by design") && reason.contains(why),
+            "{command}: {reason}"
+        );
+    }
+    // `lint`'s wait on an open stdin was asked for; `remote` was let go on past
+    // the limit and gave up within what an agent can wait.
+    for id in [
+        "no_hang_stdin_open",
+        "no_hang_stdin_closed",
+        "network_timeout",
+    ] {
+        assert_eq!(check.check(id)["status"], "pass", "{:#}", check.check(id));
+    }
+    assert_eq!(check.check("network_timeout")["runs_checked"], 1);
+    // No other check fails `remote` for the wait its network call made.
+    for failed in check.ids_with("fail") {
+        let probes = failed_probes(check.check(&failed));
+        assert!(
+            failed == "json_envelope" || !probes.iter().any(|p| p.starts_with("remote")),
+            "{failed}: {probes:?}"
+        );
+    }
+    assert!(
+        check.envelope["warnings"]
+            .as_array()
+            .is_some_and(|w| w.iter().any(|w| w["code"] == "READS_STDIN")),
+        "{:#}",
+        check.envelope["warnings"]
+    );
+}

@@ -10,3 +10,4 @@ pub(crate) mod proxy;
 pub(crate) mod stream_format;
 pub(crate) mod terminal;
 pub(crate) mod tool_version;
+pub(crate) mod waits;
