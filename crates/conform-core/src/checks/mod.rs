@@ -241,6 +241,7 @@ impl Outcome {
 
     /// Count a run; a run that hit its limit or never started fails this check and is
     /// not judged further (returns false).
+    ///
     /// Under `conform check`, a run whose wait at the limit is another check's
     /// subject is neither counted nor failed (returns false), and is named.
     pub(crate) fn completed(&mut self, run: &Judged<'_>) -> bool {

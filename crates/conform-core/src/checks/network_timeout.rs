@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::support::output::printed;
 use super::support::proxy::{asks_for_versions, hosts};
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::exec::{Network, ProxyRequest, WaitingOn};
@@ -143,12 +144,8 @@ fn timeout_flag_note(ctx: &Context<'_>, run: &Judged<'_>) -> String {
     else {
         return String::new();
     };
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&help.record.stdout.bytes),
-        String::from_utf8_lossy(&help.record.stderr.bytes)
-    );
-    if text.contains("--timeout") || text.contains("-timeout") {
+    // `--timeout`, `-timeout` (Go's flag package), `--request-timeout`.
+    if printed(&help).contains("-timeout") {
         String::new()
     } else {
         "; its help names no --timeout flag, so an agent cannot bound the wait itself \

@@ -6,6 +6,7 @@
 
 use serde_json::{Map, Value};
 
+use super::support::output::printed;
 use super::{CheckId, CheckSpec, Context, Judge, Judged, Outcome};
 use crate::plan::{RunKind, RunRole};
 
@@ -104,7 +105,7 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         // A help run that hung or never started is not read (no_hang and
         // help_off_stdout judge the tool's hangs); one that printed nothing has no
         // flags to judge.
-        let text = help_text(&run);
+        let text = printed(&run);
         if !run.finished() || text.trim().is_empty() {
             unread.push(place);
             continue;
@@ -175,14 +176,6 @@ fn judge(ctx: &Context<'_>) -> Outcome {
 }
 
 /// A help run's text: stdout and stderr, as tools print help on either.
-fn help_text(run: &Judged<'_>) -> String {
-    format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&run.record.stdout.bytes),
-        String::from_utf8_lossy(&run.record.stderr.bytes)
-    )
-}
-
 /// The words of a flag's name, lowercased (`--API_Key` is `api`, `key`).
 fn words(name: &str) -> Vec<String> {
     name.split(['-', '_'])

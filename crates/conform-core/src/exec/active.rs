@@ -519,7 +519,7 @@ impl Active {
     /// grace in which output is still read.
     fn time_out(&mut self, now: Instant, waiting: Option<WaitingOn>) {
         let at_limit = waiting.is_some();
-        if waiting.is_some() {
+        if at_limit {
             self.record.waiting_on = waiting;
         }
         self.killed_at = Some(now);

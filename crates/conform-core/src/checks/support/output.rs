@@ -159,3 +159,13 @@ pub(crate) fn streams_start(run: &Judged<'_>) -> String {
         show("stderr", &run.record.stderr.bytes)
     )
 }
+
+/// Everything the run printed, as text: stdout, then stderr (a help may be on
+/// either).
+pub(crate) fn printed(run: &Judged<'_>) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&run.record.stdout.bytes),
+        String::from_utf8_lossy(&run.record.stderr.bytes)
+    )
+}

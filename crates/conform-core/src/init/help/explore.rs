@@ -717,6 +717,27 @@ mod tests {
         }
     }
 
+    /// [`Canned`]'s help, with each exploration run as `run` makes it.
+    struct Exploring<F>(Canned, F);
+
+    impl<F: Fn(&[String]) -> Explored> Tool for Exploring<F> {
+        fn help(&mut self, args: &[String], program: &str) -> Result<String, String> {
+            self.0.help(args, program)
+        }
+        fn listing(&mut self, args: &[String]) -> Result<String, String> {
+            self.0.listing(args)
+        }
+        fn try_read(&mut self, argv: &[String]) -> Trial {
+            self.0.try_read(argv)
+        }
+        fn measure(&mut self, argv: &[String]) -> Measured {
+            self.0.measure(argv)
+        }
+        fn explore(&mut self, argvs: &[Vec<String>]) -> Vec<Explored> {
+            argvs.iter().map(|argv| (self.1)(argv)).collect()
+        }
+    }
+
     fn probes(body: &Body, kind: &str) -> Vec<String> {
         body.probes
             .iter()
@@ -810,45 +831,28 @@ mod tests {
 
     #[test]
     fn servers_are_left_out_by_their_summary_or_by_the_port_their_run_listened_on() {
-        struct Listens(Canned);
-        impl Tool for Listens {
-            fn help(&mut self, args: &[String], program: &str) -> Result<String, String> {
-                self.0.help(args, program)
-            }
-            fn listing(&mut self, args: &[String]) -> Result<String, String> {
-                self.0.listing(args)
-            }
-            fn try_read(&mut self, argv: &[String]) -> Trial {
-                self.0.try_read(argv)
-            }
-            fn measure(&mut self, argv: &[String]) -> Measured {
-                self.0.measure(argv)
-            }
-            // `explore` says nothing of serving: only its run shows it.
-            fn explore(&mut self, argvs: &[Vec<String>]) -> Vec<Explored> {
-                argvs
-                    .iter()
-                    .map(|argv| Explored {
-                        exit_code: Some(0),
-                        finished: argv != &["explore"],
-                        listening: (argv == &["explore"]).then_some(8001),
-                        ..Explored::default()
-                    })
-                    .collect()
-            }
-        }
         let root = "Usage: t <COMMAND>\n\nCommands:\n  \
             explore  Look around the deployments\n  \
             list     List the servers\n  \
             server   Run the language server\n  \
             ui       Start a local web UI\n";
-        let mut tool = Listens(Canned::with(&[
-            ("", root),
-            ("explore", "Usage: t explore\n"),
-            ("list", "Usage: t list\n"),
-            ("server", "Usage: t server\n"),
-            ("ui", "Usage: t ui\n"),
-        ]));
+        // `explore` says nothing of serving: only its run shows it.
+        let listens = |argv: &[String]| Explored {
+            exit_code: Some(0),
+            finished: argv != ["explore"],
+            listening: (argv == ["explore"]).then_some(8001),
+            ..Explored::default()
+        };
+        let mut tool = Exploring(
+            Canned::with(&[
+                ("", root),
+                ("explore", "Usage: t explore\n"),
+                ("list", "Usage: t list\n"),
+                ("server", "Usage: t server\n"),
+                ("ui", "Usage: t ui\n"),
+            ]),
+            listens,
+        );
         let body = explore(&mut tool, "t", &Settings::default()).expect("explored");
         assert_eq!(probes(&body, "read"), ["list"]);
         for (command, why) in [
@@ -866,48 +870,27 @@ mod tests {
 
     #[test]
     fn files_most_commands_write_are_the_tools_state_not_a_mutation() {
-        struct Writes(Canned);
-        impl Tool for Writes {
-            fn help(&mut self, args: &[String], program: &str) -> Result<String, String> {
-                self.0.help(args, program)
+        // Every command writes the telemetry id and a log named by its time (here
+        // by the command); `link` also its project file, `chat` its history in HOME.
+        let writes = |argv: &[String]| {
+            let mut wrote = vec![
+                "config/t/".to_string(),
+                "config/t/logs/".to_string(),
+                format!("config/t/logs/t-{}.log", argv.join("-")),
+                "data/t/telemetry.json".to_string(),
+            ];
+            if argv == ["link"] {
+                wrote.push("cwd/.t/project.json".into());
             }
-            fn listing(&mut self, args: &[String]) -> Result<String, String> {
-                self.0.listing(args)
+            if argv == ["chat"] {
+                wrote.push("data/t/history.db".into());
             }
-            fn try_read(&mut self, argv: &[String]) -> Trial {
-                self.0.try_read(argv)
+            Explored {
+                exit_code: Some(0),
+                wrote,
+                ..Explored::default()
             }
-            fn measure(&mut self, argv: &[String]) -> Measured {
-                self.0.measure(argv)
-            }
-            // Every command writes the telemetry id and a log named by its time
-            // (here by the command); `link` also its project file, `chat` its
-            // history in HOME.
-            fn explore(&mut self, argvs: &[Vec<String>]) -> Vec<Explored> {
-                argvs
-                    .iter()
-                    .map(|argv| {
-                        let mut wrote = vec![
-                            "config/t/".to_string(),
-                            "config/t/logs/".to_string(),
-                            format!("config/t/logs/t-{}.log", argv.join("-")),
-                            "data/t/telemetry.json".to_string(),
-                        ];
-                        if argv == &["link"] {
-                            wrote.push("cwd/.t/project.json".into());
-                        }
-                        if argv == &["chat"] {
-                            wrote.push("data/t/history.db".into());
-                        }
-                        Explored {
-                            exit_code: Some(0),
-                            wrote,
-                            ..Explored::default()
-                        }
-                    })
-                    .collect()
-            }
-        }
+        };
         let names = ["chat", "deploy", "link", "list", "status", "whoami"];
         let usages: Vec<(&str, String)> = names
             .iter()
@@ -921,7 +904,7 @@ mod tests {
         );
         let mut help = vec![("", root.as_str())];
         help.extend(usages.iter().map(|(name, text)| (*name, text.as_str())));
-        let mut tool = Writes(Canned::with(&help));
+        let mut tool = Exploring(Canned::with(&help), writes);
         let body = explore(&mut tool, "t", &Settings::default()).expect("explored");
         assert_eq!(probes(&body, "read"), ["list", "status", "whoami"]);
         assert!(left_out(&body, "link")
