@@ -212,7 +212,9 @@ fn is_usage_line(line: &str) -> bool {
             .is_some_and(|(_, rest)| rest.starts_with(' ') || trimmed.starts_with('-'))
 }
 
-/// Phrases that say authentication is what failed or is awaited.
+/// Phrases that say authentication is what failed or is awaited: first those that
+/// say a login is missing or refused ([`AUTH_STATE_PHRASES`]), then the things a
+/// login involves.
 const AUTH_PHRASES: [&str; 22] = [
     "not logged in",
     "log in",
@@ -238,10 +240,35 @@ const AUTH_PHRASES: [&str; 22] = [
     "browser",
 ];
 
+/// The phrases of [`AUTH_PHRASES`] that say a login is missing or refused, as
+/// opposed to naming a thing (`create token`, `--password`) that a failure may
+/// mention for another cause.
+const AUTH_STATE_PHRASES: usize = 9;
+
+/// Words of a failure to reach a host: the cause a message names when it says
+/// `failed to create token: ... connection refused`.
+const NETWORK_FAILURE: [&str; 8] = [
+    "connection refused",
+    "econnrefused",
+    "dial tcp",
+    "no such host",
+    "could not resolve",
+    "name resolution",
+    "enotfound",
+    "network is unreachable",
+];
+
 /// The first phrase of [`AUTH_PHRASES`] in `text`, quoted, when it names
 /// authentication (`unexpected token` is a parser's word, not a credential's).
+/// Where the text says a host could not be reached, only the phrases that say a
+/// login is missing count: the rest name what the command was doing.
 fn auth_words(text: &str) -> Option<String> {
     let text = text.to_lowercase().replace("unexpected token", "");
+    let phrases = if NETWORK_FAILURE.iter().any(|words| text.contains(words)) {
+        &AUTH_PHRASES[..AUTH_STATE_PHRASES]
+    } else {
+        &AUTH_PHRASES[..]
+    };
     // A phrase starts a word: `changelog index` does not say "log in".
     let starts_word = |phrase: &str| {
         text.match_indices(phrase).any(|(at, _)| {
@@ -251,7 +278,7 @@ fn auth_words(text: &str) -> Option<String> {
                 .is_some_and(|c| c.is_alphanumeric())
         })
     };
-    AUTH_PHRASES
+    phrases
         .iter()
         .find(|phrase| starts_word(phrase))
         .map(|phrase| quoted(phrase))
@@ -614,5 +641,22 @@ mod tests {
         assert!(!names_word("MY_T_TOKEN", "T_TOKEN"));
         let error = serde_json::json!({"code": "X", "context": {"env": ["T_TOKEN"]}});
         assert!(names_one(&error, &["T_TOKEN".to_string()]));
+    }
+
+    #[test]
+    fn a_host_not_reached_is_the_cause_even_when_the_command_names_a_token() {
+        // kubectl's `create token NAME` with no cluster.
+        let refused = "error: failed to create token: Post \"http://localhost:8080/api/v1/\
+            namespaces/default/serviceaccounts/x/token\": dial tcp 127.0.0.1:8080: \
+            connect: connection refused";
+        assert_eq!(auth_words(refused), None);
+        assert_eq!(
+            auth_words("error: not logged in: dial tcp api.example:443: connection refused"),
+            Some(quoted("not logged in"))
+        );
+        assert_eq!(
+            auth_words("error: the token has expired"),
+            Some(quoted("token"))
+        );
     }
 }
