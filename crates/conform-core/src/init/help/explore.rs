@@ -309,7 +309,10 @@ pub(crate) fn explore(
         if only != CheckOnly::No || !run.wrote.is_empty() || !run.bait.is_empty() {
             let why = match only {
                 // A formatter: what a saved probe would do to the user's project.
-                _ if !run.bait.is_empty() => run.bait.describe(),
+                _ if !run.bait.is_empty() => match crate::init::saving::never_saved(&argv) {
+                    Some(name) => format!("{}; and {name}", run.bait.describe()),
+                    None => run.bait.describe(),
+                },
                 _ if !run.wrote.is_empty() => {
                     format!("it writes its state in HOME ({})", run.wrote.join(", "))
                 }
