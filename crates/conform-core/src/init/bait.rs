@@ -212,15 +212,6 @@ impl Snapshot {
             .filter(|path| !self.entries.contains_key(*path))
             .cloned()
             .collect();
-        // A new or removed directory's own entries say nothing more.
-        for list in [&mut changes.created, &mut changes.deleted] {
-            let dirs: Vec<String> = list.iter().filter(|p| p.ends_with('/')).cloned().collect();
-            list.retain(|path| {
-                !dirs
-                    .iter()
-                    .any(|dir| path.len() > dir.len() && path.starts_with(dir.as_str()))
-            });
-        }
         changes
     }
 }
@@ -268,10 +259,23 @@ impl Changes {
     /// kind of change, each kind with its files.
     pub(crate) fn describe(&self) -> String {
         const SHOWN: usize = 10;
+        // A new or removed directory's own entries say nothing more.
+        let outermost = |list: &[String]| -> Vec<String> {
+            let dirs: Vec<&String> = list.iter().filter(|p| p.ends_with('/')).collect();
+            list.iter()
+                .filter(|path| {
+                    !dirs
+                        .iter()
+                        .any(|dir| path.len() > dir.len() && path.starts_with(dir.as_str()))
+                })
+                .cloned()
+                .collect()
+        };
+        let (created, deleted) = (outermost(&self.created), outermost(&self.deleted));
         let parts: Vec<(&str, &Vec<String>)> = [
             ("changed", &self.changed),
-            ("created", &self.created),
-            ("deleted", &self.deleted),
+            ("created", &created),
+            ("deleted", &deleted),
         ]
         .into_iter()
         .filter(|(_, paths)| !paths.is_empty())
@@ -361,7 +365,7 @@ mod tests {
         std::fs::create_dir_all(run.join(".cache/x")).expect("mkdir");
         std::fs::write(run.join(".cache/x/y"), "y").expect("write");
         let changes = before.changes(&Snapshot::take(&run));
-        assert_eq!(changes.created, [".cache/"]);
+        assert_eq!(changes.created, [".cache/", ".cache/x/", ".cache/x/y"]);
         assert_eq!(changes.deleted, ["go.mod"]);
         assert_eq!(
             changes.describe(),

@@ -282,11 +282,10 @@ pub(crate) fn explore(
                 ),
                 json!({ "command": shown, "files": run.wrote }),
             ));
-            let what = if run.bait.is_empty() {
-                format!("it left {}", run.wrote.join(", "))
-            } else {
-                run.bait.describe()
-            };
+            let mut what = format!("it left {}", run.wrote.join(", "));
+            if !run.bait.changed.is_empty() || !run.bait.deleted.is_empty() {
+                what = format!("{what}; {}", run.bait.describe());
+            }
             census.left_out(&shown, format!("it mutates: {what}"));
             continue;
         }
