@@ -169,6 +169,7 @@ impl HermeticTool {
             },
             "profile": generated.profile,
             "check_only_probes": generated.check_only,
+            "check_only_reasons": init::check_only_reasons(&generated.warnings),
         })
     }
 }

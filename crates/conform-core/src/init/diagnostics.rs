@@ -42,7 +42,7 @@ impl Warning {
             format!(
                 "{command}: probed only here, in fresh sandboxes at the black hole, and left out of a saved profile: {why}"
             ),
-            json!({ "command": command, "files": files }),
+            json!({ "command": command, "reason": why, "files": files }),
         )
     }
 

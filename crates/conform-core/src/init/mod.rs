@@ -10,6 +10,7 @@
 //! rejects (a confirmation or format flag copied from an example) is dropped with a
 //! warning, so init never writes a profile `conform run` would refuse.
 
+mod bait;
 mod diagnostics;
 mod help;
 mod hermetic;
@@ -17,6 +18,7 @@ mod manifest;
 mod paths;
 mod render;
 mod runner;
+mod saving;
 mod tool;
 
 use std::path::{Path, PathBuf};
@@ -35,6 +37,7 @@ pub(crate) use help::Settings as ExploreSettings;
 pub(crate) use help::READS_STDIN;
 pub(crate) use hermetic::Hermetic;
 pub(crate) use render::render_profile;
+pub(crate) use saving::check_only_reasons;
 
 /// The flag no tool has, as `conform run` adds it.
 pub(crate) use crate::plan::UNKNOWN_FLAG;
@@ -306,7 +309,7 @@ pub(crate) fn generate_with(
     doc.insert("tool".into(), json!(name));
     doc.insert("command".into(), json!(command));
     doc.insert("timeout_seconds".into(), json!(request.timeout_seconds));
-    let (body, source) = match &request.source {
+    let (mut body, source) = match &request.source {
         Source::Manifest(args) => {
             let data = runner.manifest(args)?;
             let mut body = manifest::profile_from(&data, &mut runner, mutating(explore));
@@ -331,6 +334,7 @@ pub(crate) fn generate_with(
             "run conform init again",
         ));
     }
+    saving::keep_saved_reads_safe(&mut body, explore.is_some());
     let mut warnings = body.warnings;
     let (census, lists_subcommands, secret_vars, check_only, help_unread) = (
         body.census,

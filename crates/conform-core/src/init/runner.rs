@@ -713,24 +713,28 @@ impl Runner {
                 .scratch
                 .as_ref()
                 .map(|root| root.join(format!("trial-{index}")));
-            if let Some(dir) = &dir {
+            // Each directory holds the bait, a project a formatter would change.
+            let mut before = None;
+            if let (Some(root), Some(dir)) = (&self.scratch, &dir) {
                 if std::fs::create_dir_all(dir).is_ok() {
                     spec.cwd = dir.clone();
+                    before = super::bait::set(root, dir);
                 }
             }
             specs.push(spec);
-            dirs.push(dir);
+            dirs.push((dir, before));
         }
         let records = self.run_all(&specs);
         records
             .iter()
             .zip(&dirs)
-            .map(|(record, dir)| {
+            .map(|(record, (dir, before))| {
                 let created: Vec<&String> = record
                     .sandbox
                     .iter()
                     .flat_map(|report| &report.created)
                     .filter(|path| KEPT_STATE.iter().any(|dir| path.starts_with(dir)))
+                    .filter(|path| !super::bait::own_state(path))
                     .collect();
                 // An empty directory is where the tool would keep state, not state:
                 // llm makes its config directory on every command.
@@ -744,10 +748,19 @@ impl Runner {
                     })
                     .map(|path| path.to_string())
                     .collect();
-                if let Some(dir) = dir {
-                    let mut left = Vec::new();
-                    list_tree(dir, dir, &mut left);
-                    wrote.extend(left.into_iter().map(|path| format!("cwd/{path}")));
+                let mut bait = super::bait::Changes::default();
+                match (dir, before) {
+                    (Some(dir), Some(before)) => {
+                        bait = before.changes(&super::bait::Snapshot::take(dir));
+                        let created = bait.created.iter().take(LEFT_SHOWN);
+                        wrote.extend(created.map(|path| format!("cwd/{path}")));
+                    }
+                    (Some(dir), None) => {
+                        let mut left = Vec::new();
+                        list_tree(dir, dir, &mut left);
+                        wrote.extend(left.into_iter().map(|path| format!("cwd/{path}")));
+                    }
+                    (None, _) => {}
                 }
                 Explored {
                     error: record.error.as_ref().map(|e| e.message.clone()),
@@ -759,6 +772,7 @@ impl Runner {
                         _ => None,
                     },
                     wrote,
+                    bait,
                 }
             })
             .collect()

@@ -67,6 +67,8 @@ pub(super) struct Explored {
     /// What it left in its HOME, config or data directories (`home/.tool/`) or
     /// its working directory (`cwd/.terraform/`).
     pub wrote: Vec<String>,
+    /// What it did to the bait project of its working directory.
+    pub bait: super::bait::Changes,
 }
 
 impl Default for Explored {
@@ -78,6 +80,7 @@ impl Default for Explored {
             network: false,
             listening: None,
             wrote: Vec::new(),
+            bait: super::bait::Changes::default(),
         }
     }
 }

@@ -565,3 +565,53 @@ fn waits_by_design_are_judged_for_what_they_are_not_as_hangs() {
         check.envelope["warnings"]
     );
 }
+
+#[test]
+fn a_formatter_is_never_saved_and_the_saved_profile_leaves_a_project_unchanged() {
+    // The user's project: a Python file the formatter would rewrite, and the
+    // profile saved beside it, as `conform run` finds it.
+    let project = tempfile::tempdir().expect("temp dir");
+    let source = project.path().join("app.py");
+    let original = "import os\nx=1   \n";
+    std::fs::write(&source, original).expect("write app.py");
+    let saved = project.path().join("conformance-profile.json");
+    let saved_text = saved.display().to_string();
+    let (_, envelope, stderr) = check_with_env(&["--save", &saved_text], "pyfmt", &[]);
+    let inferred = &envelope["meta"]["inferred"];
+    // `format` changed nothing in an empty directory; in the bait it rewrote
+    // app.py, and its name says it formats. `tidy` is caught by its run alone.
+    assert_eq!(
+        probe_names(&inferred["check_only_probes"]),
+        ["format", "tidy"],
+        "{inferred:#}"
+    );
+    let reasons = &inferred["check_only_reasons"];
+    let format = reasons["format"].as_str().unwrap_or_default();
+    assert!(
+        format.starts_with("changed 1 file in the bait project: app.py")
+            && format.contains("its name says it formats"),
+        "{reasons:#}"
+    );
+    assert_eq!(
+        reasons["tidy"], "changed 1 file in the bait project: app.py",
+        "{reasons:#}"
+    );
+    assert!(stderr.contains("tidy: probed only here"), "{stderr}");
+    let profile: Value =
+        serde_json::from_str(&std::fs::read_to_string(&saved).expect("saved")).expect("JSON");
+    let names = probe_names(&profile["probes"]);
+    assert_eq!(names, ["rules", "unknown flag on rules"], "{profile:#}");
+    assert_eq!(std::fs::read_to_string(&source).expect("app.py"), original);
+
+    let run = conform_in(project.path(), ["run", &saved_text]);
+    assert!(
+        run.envelope["data"]["checks"].is_array(),
+        "{:#}",
+        run.envelope
+    );
+    assert_eq!(
+        std::fs::read_to_string(&source).expect("app.py"),
+        original,
+        "conform run changed the project's source"
+    );
+}

@@ -115,7 +115,9 @@ pub(super) fn classify(name: &str) -> Class {
         Class::Framework
     } else if matches_verb(name, DESTRUCTIVE_VERBS) {
         Class::Destructive
-    } else if matches_verb(name, MUTATING_VERBS) {
+    } else if matches_verb(name, MUTATING_VERBS)
+        || crate::init::saving::writes_by_name(name).is_some()
+    {
         Class::Mutating
     } else if matches_verb(name, READ_VERBS) {
         Class::Read

@@ -282,10 +282,11 @@ pub(crate) fn explore(
                 ),
                 json!({ "command": shown, "files": run.wrote }),
             ));
-            census.left_out(
-                &shown,
-                format!("it mutates: it left {}", run.wrote.join(", ")),
-            );
+            let mut what = format!("it left {}", run.wrote.join(", "));
+            if !run.bait.changed.is_empty() || !run.bait.deleted.is_empty() {
+                what = format!("{what}; {}", run.bait.describe());
+            }
+            census.left_out(&shown, format!("it mutates: {what}"));
             continue;
         }
         census.probed.push(shown.clone());
@@ -304,15 +305,21 @@ pub(crate) fn explore(
         // HOME, is judged in conform check's sandbox but never saved: a saved read
         // probe runs anywhere, with real credentials and the real HOME. Nor is a
         // made-up operand.
-        if only != CheckOnly::No || !run.wrote.is_empty() {
+        if only != CheckOnly::No || !run.wrote.is_empty() || !run.bait.is_empty() {
             let why = match only {
+                // A formatter: what a saved probe would do to the user's project.
+                _ if !run.bait.is_empty() => match crate::init::saving::never_saved(&argv) {
+                    Some(name) => format!("{}; and {name}", run.bait.describe()),
+                    None => run.bait.describe(),
+                },
                 _ if !run.wrote.is_empty() => {
                     format!("it writes its state in HOME ({})", run.wrote.join(", "))
                 }
                 CheckOnly::MadeUpOperand => {
                     format!("its required operand is made up ({MADE_UP_OPERAND})")
                 }
-                _ => "its name says it mutates".to_string(),
+                _ => crate::init::saving::never_saved(&argv)
+                    .unwrap_or_else(|| "its name says it mutates".to_string()),
             };
             body.warnings
                 .push(Warning::check_only(&shown, &why, &run.wrote));
@@ -866,6 +873,52 @@ mod tests {
                 "{command}: {reason}"
             );
         }
+    }
+
+    #[test]
+    fn a_command_that_changed_the_bait_or_says_it_formats_is_never_saved() {
+        let root = "Usage: t <COMMAND>\n\nCommands:\n  \
+            check   Check the sources\n  \
+            fmt     Format the sources\n  \
+            list    List the rules\n  \
+            tidy    Tidy the sources\n";
+        // `tidy` says nothing of writing: only its run shows it. `fmt` changed
+        // nothing (an empty project), and its name keeps it out all the same.
+        let runs = |argv: &[String]| Explored {
+            exit_code: Some(0),
+            bait: crate::init::bait::Changes {
+                changed: if argv == ["tidy"] {
+                    vec!["README.md".into(), "app.py".into()]
+                } else {
+                    Vec::new()
+                },
+                ..Default::default()
+            },
+            ..Explored::default()
+        };
+        let mut tool = Exploring(
+            Canned::with(&[
+                ("", root),
+                ("check", "Usage: t check\n"),
+                ("fmt", "Usage: t fmt\n"),
+                ("list", "Usage: t list\n"),
+                ("tidy", "Usage: t tidy\n"),
+            ]),
+            runs,
+        );
+        let body = explore(&mut tool, "t", &Settings::default()).expect("explored");
+        assert_eq!(probes(&body, "read"), ["check", "list"]);
+        let reasons = crate::init::saving::check_only_reasons(&body.warnings);
+        assert_eq!(
+            reasons["tidy"],
+            "changed 2 files in the bait project: README.md, app.py"
+        );
+        assert!(
+            reasons["fmt"]
+                .as_str()
+                .is_some_and(|why| why.starts_with("its name says it formats (`fmt`)")),
+            "{reasons:?}"
+        );
     }
 
     #[test]
