@@ -328,6 +328,24 @@ fn judge_as_done(
                         None => judge(&runs[p], &plans[p], &records, elapsed),
                     }
                 };
+                let mut report = report;
+                if let Some((unsampled, why)) =
+                    config.hermetic.get(p).and_then(|h| h.unsampled.as_ref())
+                {
+                    for check in &mut report.checks {
+                        let id = check.check.id;
+                        let skipped = check.check.status == Status::Skip
+                            && !check
+                                .check
+                                .skipped_reason
+                                .as_deref()
+                                .unwrap_or("")
+                                .starts_with("not run:");
+                        if skipped && unsampled.iter().any(|c| c.spec().name == id) {
+                            check.check.skipped_reason = Some(why.clone());
+                        }
+                    }
+                }
                 for check in &report.checks {
                     tell(&Event::CheckJudged { profile: p, check });
                 }

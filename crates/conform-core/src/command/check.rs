@@ -267,6 +267,37 @@ fn survey_and_depth(
         survey_only: at(&fit.survey_only),
         skipped: at(&fit.skipped),
     };
+    // The checks whose own runs only depth makes, where no command in depth got
+    // one: they skip for that, not for what their runs would have shown.
+    let mut scoped = plan::plan_scoped(loaded, &kinds, config.options, &tool.hermetic.scope);
+    tool.hermetic.apply(&mut scoped);
+    let made = |plan: &plan::Plan, kinds: &[plan::RunKind]| {
+        plan.runs.iter().any(|run| kinds.contains(&run.role.kind))
+    };
+    let unsampled: std::collections::BTreeSet<crate::checks::CheckId> = selection
+        .checks
+        .iter()
+        .copied()
+        .filter(|check| {
+            let own: Vec<plan::RunKind> = check
+                .spec()
+                .reads
+                .iter()
+                .copied()
+                .filter(|kind| !SURVEY.contains(kind))
+                .collect();
+            made(&whole, &own) && !made(&scoped, &own)
+        })
+        .collect();
+    if !unsampled.is_empty() {
+        tool.hermetic.unsampled = Some((
+            unsampled,
+            format!(
+                "not judged: the runs it reads are made only in depth, and no command the budget ({}) let be judged in depth has them",
+                budget.shown()
+            ),
+        ));
+    }
     for &index in &fit.skipped {
         let name = &phased.names[commands[index]];
         tool.census.left_out(

@@ -81,6 +81,9 @@ pub(crate) struct Hermetic {
     pub scope: crate::plan::Scope,
     /// How long a run held at the black hole is let go on (`--budget` shortens it).
     pub patience: std::time::Duration,
+    /// The checks whose runs only depth makes, when no command in depth got one;
+    /// such a check that skips says so, with this reason.
+    pub unsampled: Option<(std::collections::BTreeSet<crate::checks::CheckId>, String)>,
 }
 
 impl Hermetic {
@@ -109,6 +112,7 @@ impl Hermetic {
             stdin_by_design: Vec::new(),
             scope: crate::plan::Scope::default(),
             patience: crate::exec::NETWORK_PATIENCE,
+            unsampled: None,
         }
     }
 
