@@ -34,7 +34,7 @@ pub(crate) struct Budget {
 const HELP_SHARE: f64 = 0.35;
 /// The share by which the planned runs should be made: the rest is for the runs
 /// that end at their limit, judging and the report.
-const RUNS_SHARE: f64 = 0.8;
+const RUNS_SHARE: f64 = 0.9;
 /// Past the budget, runs still going are stopped at this share of it.
 const KILL_SHARE: f64 = 1.12;
 /// The shortest patience a budget gives a run held at the black hole: longer than
@@ -206,15 +206,29 @@ pub(crate) struct Command {
 }
 
 /// The depth sample, in order: the commands agents call first (shorter paths
-/// first), then the first command of each group not yet in it, then every
-/// command the survey flagged, each in listed order. Indices into `commands`,
-/// each with why. A pure function of the help texts and the exploration runs.
+/// first, and one of each group before a second of any), then the first command
+/// of each group not yet in it, then every command the survey flagged, each in
+/// listed order. Indices into `commands`, each with why. A pure function of the
+/// help texts and the exploration runs.
 pub(crate) fn depth_order(commands: &[Command]) -> Vec<(usize, Why)> {
     let mut order: Vec<(usize, Why)> = Vec::new();
     let mut first: Vec<usize> = (0..commands.len())
         .filter(|&i| first_called(&commands[i].argv))
         .collect();
-    first.sort_by_key(|&i| (command_words(&commands[i].argv).len(), i));
+    // How many first-called commands of its group come before each.
+    let mut before: Vec<usize> = vec![0; commands.len()];
+    let mut seen: Vec<(Vec<String>, usize)> = Vec::new();
+    for &i in &first {
+        let group = group_of(&commands[i].argv);
+        match seen.iter_mut().find(|(g, _)| *g == group) {
+            Some((_, count)) => {
+                before[i] = *count;
+                *count += 1;
+            }
+            None => seen.push((group, 1)),
+        }
+    }
+    first.sort_by_key(|&i| (command_words(&commands[i].argv).len(), before[i], i));
     order.extend(first.into_iter().map(|i| (i, Why::FirstCalled)));
     let mut groups: Vec<Vec<String>> = order
         .iter()
@@ -245,6 +259,15 @@ pub(crate) fn survey_order(commands: &[Command]) -> Vec<usize> {
     order.extend(rest);
     order
 }
+
+/// The commands of the depth sample set aside for before the survey is planned:
+/// a survey of every command with nothing judged in depth would leave most checks
+/// unjudged.
+pub(crate) const MIN_DEPTH: usize = 3;
+
+/// About how many runs beyond its survey a command judged in depth costs, every
+/// check selected (the exploration's estimate; [`fit`] counts the real plan).
+pub(crate) const DEPTH_RUNS: u32 = 25;
 
 /// What a plan of the whole profile in depth costs, in runs.
 #[derive(Debug, Clone, Default)]
@@ -280,10 +303,10 @@ fn estimate(runs: usize, per_run: Duration, tail: Duration) -> Duration {
 }
 
 /// Plans what fits in `left`: every probe in depth when the whole plan does;
-/// else every probe surveyed (or, when even that does not fit, those of
-/// [`survey_order`] that do) and the depth sample as far as it fits. `tail` is
-/// what the last runs may take beyond the pool's throughput (a limit, a
-/// patience).
+/// else every probe surveyed (or, when even that does not fit beside the first
+/// [`MIN_DEPTH`] of the depth sample, those of [`survey_order`] that do) and the
+/// depth sample as far as it fits. `tail` is what the last runs may take beyond
+/// the pool's throughput (a limit, a patience).
 pub(crate) fn fit(
     commands: &[Command],
     runs: &Runs,
@@ -303,10 +326,16 @@ pub(crate) fn fit(
     let mut planned = runs.shared;
     let mut surveyed: BTreeSet<usize> = BTreeSet::new();
     let mut skipped: BTreeSet<usize> = BTreeSet::new();
+    let order = depth_order(commands);
+    let set_aside: usize = order
+        .iter()
+        .take(MIN_DEPTH)
+        .map(|(index, _)| runs.depth.get(*index).copied().unwrap_or(0))
+        .sum();
     for (at, index) in survey_order(commands).into_iter().enumerate() {
         let cost = runs.survey.get(index).copied().unwrap_or(0);
         // At least one command is surveyed, whatever the budget says.
-        if at == 0 || estimate(planned + cost, per_run, tail) <= left {
+        if at == 0 || estimate(planned + cost + set_aside, per_run, tail) <= left {
             planned += cost;
             surveyed.insert(index);
         } else {
@@ -314,7 +343,7 @@ pub(crate) fn fit(
         }
     }
     let mut depth = Vec::new();
-    for (index, why) in depth_order(commands) {
+    for (index, why) in order {
         if !surveyed.contains(&index) {
             continue;
         }
@@ -415,17 +444,25 @@ mod tests {
         // 10 + 20 + 100 runs: 13 s + 5 s.
         let whole = fit(&cmds, &runs, per_run, tail, Duration::from_secs(18));
         assert!(whole.whole && whole.depth.is_empty() && whole.survey_only.is_empty());
-        // Survey (3 s) and two in depth (4 s): 12 s.
-        let some = fit(&cmds, &runs, per_run, tail, Duration::from_secs(12));
+        // The survey (30 runs) and three in depth (60): 14 s.
+        let some = fit(&cmds, &runs, per_run, tail, Duration::from_secs(14));
         assert!(!some.whole);
         assert!(some.skipped.is_empty());
         let depth: Vec<usize> = some.depth.iter().map(|(i, _)| *i).collect();
+        assert_eq!(named(&cmds, &depth), ["list", "a x", "b x"]);
+        assert_eq!(some.survey_only.len(), 2);
+        // Not the whole survey beside the first three in depth: the first
+        // commands of the order are surveyed, and judged in depth as far as
+        // the rest goes.
+        let few = fit(&cmds, &runs, per_run, tail, Duration::from_secs(13));
+        assert_eq!(
+            named(&cmds, &few.skipped.iter().copied().collect::<Vec<_>>()),
+            ["a y", "b x", "b y"]
+        );
+        let depth: Vec<usize> = few.depth.iter().map(|(i, _)| *i).collect();
         assert_eq!(named(&cmds, &depth), ["list", "a x"]);
-        assert_eq!(some.survey_only.len(), 3);
-        // Not even the survey: the first commands of the order, at least one.
-        let few = fit(&cmds, &runs, per_run, tail, Duration::from_secs(7));
-        assert_eq!(few.skipped.len(), 3, "{few:?}");
-        assert!(few.depth.is_empty());
+        assert!(few.survey_only.is_empty());
+        // At least one command is surveyed.
         let none = fit(&cmds, &runs, per_run, tail, Duration::ZERO);
         assert_eq!(none.skipped.len(), 4);
         assert_eq!(none.survey_only.len(), 1);

@@ -21,7 +21,7 @@ use super::commands::{add, HelpEntry};
 use super::listing::{listing_argvs, read_listing};
 use super::page::{lists_no_subcommands, read_page, HelpPage};
 use super::usage::program_name;
-use crate::init::phases::Budget;
+use crate::init::phases::{Budget, DEPTH_RUNS, MIN_DEPTH};
 use crate::init::tool::{Explored, Tool, Unread};
 use crate::init::{probe, Body, Census, Failure, Warning, UNKNOWN_FLAG};
 use crate::plan::SURVEY;
@@ -67,19 +67,29 @@ const RUNS_PER_SURVEYED_COMMAND: u32 = 1 + SURVEY.len() as u32 - 1;
 /// made-up command and flag, metacharacters), about.
 const SHARED_RUNS: u32 = 20;
 
-/// How many of `wanted` the budget affords at `per_run` each within `left`, less
-/// `reserve`: all of them without a budget or a measurement.
-fn affordable(
-    tool: &dyn Tool,
-    budget: Option<&Budget>,
-    left: impl Fn(&Budget) -> Duration,
-    runs_each: u32,
-    reserve: Duration,
-) -> Option<usize> {
+/// How many more commands the budget lets exploration take on, each costing
+/// `runs_each` runs of its own (its help call, if still to make) and the runs
+/// of its survey, once the runs every profile makes, the first commands of the
+/// depth sample ([`MIN_DEPTH`]) and the last runs' limit are set aside. `None`:
+/// no budget, or nothing measured yet.
+fn surveyable(tool: &dyn Tool, budget: Option<&Budget>, runs_each: u32) -> Option<usize> {
     let (budget, per_run) = (budget?, tool.per_run()?);
-    let left = left(budget).saturating_sub(reserve);
-    let each = (per_run * runs_each).as_secs_f64();
-    Some((left.as_secs_f64() / each) as usize)
+    let set_aside = per_run * (SHARED_RUNS + MIN_DEPTH as u32 * DEPTH_RUNS)
+        + tool.limit()
+        + Duration::from_secs(2);
+    let left = budget.runs_left().saturating_sub(set_aside);
+    let each = per_run * (runs_each + RUNS_PER_SURVEYED_COMMAND);
+    Some((left.as_secs_f64() / each.as_secs_f64()) as usize)
+}
+
+/// How many help calls the budget affords: within its share for help calls, and
+/// no more than the commands that could then be surveyed (`taken` are already
+/// candidates), at least one.
+fn readable(tool: &dyn Tool, budget: Option<&Budget>, taken: usize) -> Option<usize> {
+    let per_run = tool.per_run()?;
+    let by_share = budget?.help_left().as_secs_f64() / per_run.as_secs_f64();
+    let by_survey = surveyable(tool, budget, 1)?.saturating_sub(taken);
+    Some((by_share as usize).min(by_survey).max(1))
 }
 
 /// A command found, by its words after the program.
@@ -141,13 +151,7 @@ pub(crate) fn explore(
             }
             asked.push(command);
         }
-        let afford = affordable(
-            tool,
-            settings.budget.as_ref(),
-            Budget::help_left,
-            1,
-            Duration::ZERO,
-        );
+        let afford = readable(tool, settings.budget.as_ref(), candidates.len());
         let (cap, by_time) = match afford {
             Some(afford) if afford < budget => (afford, true),
             _ => (budget, false),
@@ -282,17 +286,7 @@ pub(crate) fn explore(
         level = next;
     }
 
-    // What the runs still to come need beyond the pool's throughput: the last ones
-    // may end at their limit.
-    let reserve = tool.limit() + Duration::from_secs(2);
-    let afford = affordable(
-        tool,
-        settings.budget.as_ref(),
-        Budget::runs_left,
-        RUNS_PER_SURVEYED_COMMAND,
-        reserve + tool.per_run().unwrap_or_default() * SHARED_RUNS,
-    )
-    .map(|n| n.max(1));
+    let afford = surveyable(tool, settings.budget.as_ref(), 0).map(|n| n.max(1));
     let (cap, by_time) = match afford {
         Some(afford) if afford < MAX_PROBES => (afford, true),
         _ => (MAX_PROBES, false),
