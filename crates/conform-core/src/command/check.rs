@@ -333,7 +333,10 @@ impl Phased {
             return self
                 .commands
                 .iter()
-                .map(|&i| (self.names[i].clone(), "every command fits".to_string()))
+                .map(|&i| {
+                    let why = "every command surveyed fits in depth".to_string();
+                    (self.names[i].clone(), why)
+                })
                 .collect();
         }
         self.fit
@@ -397,7 +400,7 @@ impl Phased {
             self.depth().len(),
         );
         if self.fit.whole {
-            text.push_str(" (every command: it all fits)\n");
+            text.push_str(" (every command surveyed: it all fits)\n");
         } else {
             text.push_str(":\n");
             for (command, why) in self.depth() {

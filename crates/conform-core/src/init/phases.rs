@@ -265,6 +265,10 @@ pub(crate) fn survey_order(commands: &[Command]) -> Vec<usize> {
 /// unjudged.
 pub(crate) const MIN_DEPTH: usize = 3;
 
+/// At most this share of what is left for runs is set aside for [`MIN_DEPTH`]:
+/// on a short budget the survey comes first.
+pub(crate) const DEPTH_SHARE: f64 = 0.3;
+
 /// About how many runs beyond its survey a command judged in depth costs, every
 /// check selected (the exploration's estimate; [`fit`] counts the real plan).
 pub(crate) const DEPTH_RUNS: u32 = 25;
@@ -327,11 +331,14 @@ pub(crate) fn fit(
     let mut surveyed: BTreeSet<usize> = BTreeSet::new();
     let mut skipped: BTreeSet<usize> = BTreeSet::new();
     let order = depth_order(commands);
-    let set_aside: usize = order
+    let first_in_depth: usize = order
         .iter()
         .take(MIN_DEPTH)
         .map(|(index, _)| runs.depth.get(*index).copied().unwrap_or(0))
         .sum();
+    // In runs, at most DEPTH_SHARE of what is left.
+    let share = left.mul_f64(DEPTH_SHARE).as_secs_f64() / per_run.as_secs_f64().max(1e-3);
+    let set_aside = first_in_depth.min(share as usize);
     for (at, index) in survey_order(commands).into_iter().enumerate() {
         let cost = runs.survey.get(index).copied().unwrap_or(0);
         // At least one command is surveyed, whatever the budget says.
@@ -451,17 +458,17 @@ mod tests {
         let depth: Vec<usize> = some.depth.iter().map(|(i, _)| *i).collect();
         assert_eq!(named(&cmds, &depth), ["list", "a x", "b x"]);
         assert_eq!(some.survey_only.len(), 2);
-        // Not the whole survey beside the first three in depth: the first
-        // commands of the order are surveyed, and judged in depth as far as
-        // the rest goes.
-        let few = fit(&cmds, &runs, per_run, tail, Duration::from_secs(13));
+        // Not the whole survey beside what is kept for depth (at most 30% of
+        // what is left): the first commands of the order are surveyed, and
+        // judged in depth as far as the rest goes.
+        let few = fit(&cmds, &runs, per_run, tail, Duration::from_secs(10));
         assert_eq!(
             named(&cmds, &few.skipped.iter().copied().collect::<Vec<_>>()),
             ["a y", "b x", "b y"]
         );
         let depth: Vec<usize> = few.depth.iter().map(|(i, _)| *i).collect();
-        assert_eq!(named(&cmds, &depth), ["list", "a x"]);
-        assert!(few.survey_only.is_empty());
+        assert_eq!(named(&cmds, &depth), ["list"]);
+        assert_eq!(few.survey_only.len(), 1);
         // At least one command is surveyed.
         let none = fit(&cmds, &runs, per_run, tail, Duration::ZERO);
         assert_eq!(none.skipped.len(), 4);

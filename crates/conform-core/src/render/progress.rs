@@ -97,8 +97,11 @@ impl std::fmt::Debug for Phases {
 }
 
 struct PhaseState {
-    /// The spinner, on a terminal; `None`: lines.
+    /// The spinner, on a terminal, until cleared.
     bar: Option<ProgressBar>,
+    /// Lines, off a terminal (`--progress`); on a terminal, nothing once the
+    /// spinner is cleared.
+    lines: bool,
     started: Instant,
     phase: String,
     /// Runs made in this phase, and how many it plans (when it says).
@@ -113,7 +116,8 @@ impl Phases {
     /// conform's start.
     pub(crate) fn new(lines: bool, started: Instant) -> Option<Phases> {
         let ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty());
-        let bar = if std::io::stderr().is_terminal() && !ci {
+        let terminal = std::io::stderr().is_terminal() && !ci;
+        let bar = if terminal {
             let style =
                 ProgressStyle::with_template("{spinner} [{elapsed_precise}] {prefix}  {wide_msg}")
                     .unwrap_or_else(|_| ProgressStyle::default_spinner());
@@ -128,6 +132,7 @@ impl Phases {
         };
         Some(Phases(Arc::new(Mutex::new(PhaseState {
             bar,
+            lines: !terminal,
             started,
             phase: String::new(),
             made: 0,
@@ -155,11 +160,12 @@ impl Phases {
                 bar.set_prefix(name.to_string());
                 bar.set_message(detail.to_string());
             }
-            None => {
+            None if state.lines => {
                 let at = state.started.elapsed().as_secs();
                 eprintln!("conform check: {at}s: {name}: {detail}");
                 state.last_line = Instant::now();
             }
+            None => {}
         }
     }
 
@@ -173,7 +179,7 @@ impl Phases {
         };
         match &state.bar {
             Some(bar) => bar.set_message(made),
-            None if state.last_line.elapsed() >= LINE_EVERY => {
+            None if state.lines && state.last_line.elapsed() >= LINE_EVERY => {
                 let at = state.started.elapsed().as_secs();
                 eprintln!("conform check: {at}s: {}: {made}", state.phase);
                 state.last_line = Instant::now();
@@ -205,7 +211,7 @@ impl Reporter for Phases {
             Event::RunFinished { .. } => self.runs_made(1),
             Event::ProfileDone { report, .. } => {
                 let state = self.state();
-                if state.bar.is_none() {
+                if state.lines {
                     let at = state.started.elapsed().as_secs();
                     eprintln!(
                         "conform check: {at}s: judged: {} passed, {} failed, {} skipped",

@@ -38,12 +38,16 @@ fn a_short_budget_surveys_first_and_names_what_it_judged_in_depth() {
     assert!(matches!(check.code(), 0 | 4), "{:#}", check.envelope);
     assert!(check.elapsed < HANG, "{:?}", check.elapsed);
     assert_eq!(meta["budget"]["shown"], "20s", "{meta:#}");
-    // Not everything fits: a sample is judged in depth, and each says why.
-    assert_eq!(meta["depth"]["all"], false, "{meta:#}");
+    // Not everything fits: commands are left unsurveyed, or only a sample is
+    // judged in depth, each saying why.
     let surveyed = commands_in(meta, "survey");
     let not_surveyed = meta["survey"]["not_surveyed"]
         .as_array()
         .map_or(0, Vec::len);
+    assert!(
+        not_surveyed > 0 || meta["depth"]["all"] == false,
+        "{meta:#}"
+    );
     assert!(surveyed >= 1, "{meta:#}");
     assert!(surveyed + not_surveyed <= SLOWCLI_COMMANDS, "{meta:#}");
     assert!(commands_in(meta, "depth") <= surveyed, "{meta:#}");

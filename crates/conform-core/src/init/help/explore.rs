@@ -21,7 +21,7 @@ use super::commands::{add, HelpEntry};
 use super::listing::{listing_argvs, read_listing};
 use super::page::{lists_no_subcommands, read_page, HelpPage};
 use super::usage::program_name;
-use crate::init::phases::{Budget, DEPTH_RUNS, MIN_DEPTH};
+use crate::init::phases::{Budget, DEPTH_RUNS, DEPTH_SHARE, MIN_DEPTH};
 use crate::init::tool::{Explored, Tool, Unread};
 use crate::init::{probe, Body, Census, Failure, Warning, UNKNOWN_FLAG};
 use crate::plan::SURVEY;
@@ -74,10 +74,10 @@ const SHARED_RUNS: u32 = 20;
 /// no budget, or nothing measured yet.
 fn surveyable(tool: &dyn Tool, budget: Option<&Budget>, runs_each: u32) -> Option<usize> {
     let (budget, per_run) = (budget?, tool.per_run()?);
-    let set_aside = per_run * (SHARED_RUNS + MIN_DEPTH as u32 * DEPTH_RUNS)
-        + tool.limit()
-        + Duration::from_secs(2);
-    let left = budget.runs_left().saturating_sub(set_aside);
+    let window = budget.runs_left();
+    let depth = (per_run * MIN_DEPTH as u32 * DEPTH_RUNS).min(window.mul_f64(DEPTH_SHARE));
+    let set_aside = per_run * SHARED_RUNS + depth + tool.limit() + Duration::from_secs(2);
+    let left = window.saturating_sub(set_aside);
     let each = per_run * (runs_each + RUNS_PER_SURVEYED_COMMAND);
     Some((left.as_secs_f64() / each.as_secs_f64()) as usize)
 }
