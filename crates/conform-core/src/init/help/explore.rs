@@ -82,14 +82,31 @@ fn surveyable(tool: &dyn Tool, budget: Option<&Budget>, runs_each: u32) -> Optio
     Some((left.as_secs_f64() / each.as_secs_f64()) as usize)
 }
 
-/// How many help calls the budget affords: within its share for help calls, and
-/// no more than the commands that could then be surveyed (`taken` are already
-/// candidates), at least one.
-fn readable(tool: &dyn Tool, budget: Option<&Budget>, taken: usize) -> Option<usize> {
+/// How many help calls of a level (`asked`, at `depth` words) the budget
+/// affords: within its share for help calls; below the top level, no more than
+/// the commands that could then be surveyed (`taken` are already candidates),
+/// but one of each group. The top level is read whole within the share: it shows
+/// the tree's groups.
+fn readable(
+    tool: &dyn Tool,
+    budget: Option<&Budget>,
+    taken: usize,
+    depth: usize,
+    asked: &[Found],
+) -> Option<usize> {
     let per_run = tool.per_run()?;
-    let by_share = budget?.help_left().as_secs_f64() / per_run.as_secs_f64();
+    let by_share = (budget?.help_left().as_secs_f64() / per_run.as_secs_f64()) as usize;
+    if depth == 1 {
+        return Some(by_share.max(1));
+    }
+    let mut groups: Vec<&[String]> = asked
+        .iter()
+        .map(|found| &found.path[..found.path.len().saturating_sub(1)])
+        .collect();
+    groups.sort();
+    groups.dedup();
     let by_survey = surveyable(tool, budget, 1)?.saturating_sub(taken);
-    Some((by_share as usize).min(by_survey).max(1))
+    Some(by_share.min(by_survey.max(groups.len())).max(1))
 }
 
 /// A command found, by its words after the program.
@@ -151,7 +168,13 @@ pub(crate) fn explore(
             }
             asked.push(command);
         }
-        let afford = readable(tool, settings.budget.as_ref(), candidates.len());
+        let afford = readable(
+            tool,
+            settings.budget.as_ref(),
+            candidates.len(),
+            depth,
+            &asked,
+        );
         let (cap, by_time) = match afford {
             Some(afford) if afford < budget => (afford, true),
             _ => (budget, false),
