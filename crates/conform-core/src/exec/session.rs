@@ -347,6 +347,22 @@ mod tests {
     }
 
     #[test]
+    fn a_budget_that_ends_stops_the_suite_with_no_exit_status_of_its_own() {
+        let cancel = Cancel::new();
+        assert_eq!(cancel.ended_by(), None);
+        cancel.expire();
+        assert!(cancel.is_cancelled());
+        assert_eq!(cancel.exit_status(), None);
+        assert_eq!(cancel.ended_by(), Some("budget"));
+        let term = Cancel::new();
+        term.terminate();
+        assert_eq!(term.ended_by(), Some("SIGTERM"));
+        let int = Cancel::new();
+        int.cancel();
+        assert_eq!(int.ended_by(), Some("SIGINT"));
+    }
+
+    #[test]
     fn the_scratch_directory_goes_with_the_last_session() {
         let session = Session::default();
         let run = session.scratch.run_dir().expect("scratch dir");

@@ -620,6 +620,41 @@ mod tests {
     }
 
     #[test]
+    fn a_survey_only_probe_gets_the_survey_runs_and_a_skipped_one_none() {
+        let p = loaded(PROFILE);
+        let kinds = checks::reads(&CheckId::all());
+        let scope = Scope {
+            survey_only: [0].into_iter().collect(),
+            skipped: [1].into_iter().collect(),
+        };
+        let scoped = plan_scoped(&p, &kinds, options(), &scope);
+        let of = |probe: usize| -> BTreeSet<RunKind> {
+            scoped
+                .runs
+                .iter()
+                .filter(|r| r.role.probe_index() == Some(probe))
+                .map(|r| r.role.kind)
+                .collect()
+        };
+        // The made-up flag goes on the first read probe whatever its scope.
+        let expected: BTreeSet<RunKind> =
+            SURVEY.into_iter().chain([RunKind::UnknownFlag]).collect();
+        assert_eq!(of(0), expected);
+        assert!(of(1).is_empty(), "{:?}", of(1));
+        // A stream has no survey: its runs are all its own.
+        let whole = plan(&p, &CheckId::all(), options());
+        let streams = |plan: &Plan| {
+            plan.runs
+                .iter()
+                .filter(|r| r.role.probe_index() == Some(2))
+                .count()
+        };
+        assert_eq!(streams(&scoped), streams(&whole));
+        // The profile-wide runs stay.
+        assert!(scoped.runs.iter().any(|r| r.role.kind == RunKind::Help));
+    }
+
+    #[test]
     fn only_the_runs_the_selected_checks_need_are_planned() {
         let p = loaded(PROFILE);
         let only: BTreeSet<CheckId> = [CheckId::ManifestValid].into_iter().collect();
