@@ -34,6 +34,13 @@ pub(crate) struct RunConfig {
     /// `conform check`'s run defaults, one per profile in the order given, each
     /// applied to every planned run of its profile; empty for profiles on disk.
     pub hermetic: Vec<crate::init::Hermetic>,
+    /// Stopped by a signal or the budget, judge what was made (`conform check`):
+    /// a check whose runs were all made is judged, the others skip. Otherwise an
+    /// interrupted profile is not judged at all.
+    pub judge_made: bool,
+    /// `conform check --budget`: no run starts after the first instant, and the
+    /// runs still going are stopped at the second.
+    pub deadline: Option<(Instant, Instant)>,
 }
 
 impl RunConfig {
@@ -47,6 +54,8 @@ impl RunConfig {
             fail_fast: false,
             session: Session::new(cancel.clone()),
             hermetic: Vec::new(),
+            judge_made: false,
+            deadline: None,
         }
     }
 }
@@ -67,6 +76,8 @@ pub(crate) struct RunOutcome {
 struct Stop {
     flag: AtomicBool,
     reason: OnceLock<String>,
+    /// The budget raised the flag.
+    budget: AtomicBool,
 }
 
 /// `--fail-fast`: a reporter that, on the first failed check, raises the flag that
@@ -112,11 +123,12 @@ enum Message {
         run: Box<RunFacts>,
     },
     /// Every run of the profile has ended: its records, whether `--fail-fast` cut
-    /// any of them, and its wall time.
+    /// any of them, which runs a stop cut (not made, or killed), and its wall time.
     PlanDone {
         profile: usize,
         records: Records,
         cut: bool,
+        cut_runs: Vec<bool>,
         elapsed: Duration,
     },
 }
@@ -133,8 +145,11 @@ pub(crate) fn run_profiles(
         .iter()
         .enumerate()
         .map(|(index, run)| {
-            let mut plan = plan::plan(run.profile, &checks::reads(&run.checks), config.options);
-            if let Some(hermetic) = config.hermetic.get(index) {
+            let hermetic = config.hermetic.get(index);
+            let scope = hermetic.map(|h| h.scope.clone()).unwrap_or_default();
+            let kinds = checks::reads(&run.checks);
+            let mut plan = plan::plan_scoped(run.profile, &kinds, config.options, &scope);
+            if let Some(hermetic) = hermetic {
                 hermetic.apply(&mut plan);
             }
             plan
@@ -146,16 +161,47 @@ pub(crate) fn run_profiles(
     // suite), those events are not made: no run's facts, no message per run.
     // `--fail-fast` reads only judged checks.
     let run_events = reporter.wants_run_events();
+    let (over, runs_over) = mpsc::channel::<()>();
     std::thread::scope(|scope| {
         let judging =
             scope.spawn(|| judge_as_done(runs, &plans, config, &stop, reporter, receiver));
+        if let Some((stop_at, kill_at)) = config.deadline {
+            let (stop, cancel) = (&stop, config.session.cancel());
+            scope.spawn(move || watch_budget(stop, cancel, stop_at, kill_at, runs_over));
+        }
         make_runs(&plans, config, &stop, &sender, run_events);
+        drop(over);
         // The judging thread ends once every message is read.
         drop(sender);
         judging
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     })
+}
+
+/// `--budget`'s clock: at `stop_at` no further run starts; at `kill_at` the runs
+/// still going are stopped. Returns as soon as the runs are over (`over` hangs up).
+fn watch_budget(
+    stop: &Stop,
+    cancel: &Cancel,
+    stop_at: Instant,
+    kill_at: Instant,
+    over: mpsc::Receiver<()>,
+) {
+    let wait = |until: Instant| {
+        matches!(
+            over.recv_timeout(until.saturating_duration_since(Instant::now())),
+            Err(mpsc::RecvTimeoutError::Timeout)
+        )
+    };
+    if !wait(stop_at) {
+        return;
+    }
+    stop.budget.store(true, Ordering::Relaxed);
+    stop.flag.store(true, Ordering::Relaxed);
+    if wait(kill_at) {
+        cancel.expire();
+    }
 }
 
 /// The reactor's side: makes every run and passes on what happened. A send fails
@@ -171,6 +217,10 @@ fn make_runs(
     let mut started: Vec<Option<Instant>> = vec![None; plans.len()];
     // Plans that lost runs to the stop flag: they are reported as not run.
     let mut cut = vec![false; plans.len()];
+    // The runs a stop (the flag, a signal, the budget) left unmade or killed.
+    let mut cut_runs: Vec<Vec<bool>> = plans.iter().map(|p| vec![false; p.runs.len()]).collect();
+    let cancel = config.session.cancel();
+    let halted = || stop.flag.load(Ordering::Relaxed) || cancel.is_cancelled();
     let mut executor = Reactor::new(&config.session);
     let policy = Policy {
         jobs: config.jobs,
@@ -191,26 +241,31 @@ fn make_runs(
                     });
                 }
             }
-            Progress::Finished((p, index), Some(record)) if run_events => {
-                let facts = RunFacts::of(&Judged {
-                    index,
-                    planned: &plans[p].runs[index],
-                    record,
-                });
-                let _ = sender.send(Message::Finished {
-                    profile: p,
-                    run: Box::new(facts),
-                });
+            Progress::Finished((p, index), Some(record)) => {
+                // Killed by a signal or the budget, not at its limit: not made.
+                cut_runs[p][index] |= record.killed_by_kit.is_some_and(|kill| !kill.at_limit);
+                if run_events {
+                    let facts = RunFacts::of(&Judged {
+                        index,
+                        planned: &plans[p].runs[index],
+                        record,
+                    });
+                    let _ = sender.send(Message::Finished {
+                        profile: p,
+                        run: Box::new(facts),
+                    });
+                }
             }
-            Progress::Finished((p, _), None) => {
+            Progress::Finished((p, index), None) => {
                 cut[p] |= stop.flag.load(Ordering::Relaxed);
+                cut_runs[p][index] |= halted();
             }
-            Progress::Finished(_, Some(_)) => {}
             Progress::PlanDone(p, records) => {
                 let _ = sender.send(Message::PlanDone {
                     profile: p,
                     records,
                     cut: cut[p],
+                    cut_runs: std::mem::take(&mut cut_runs[p]),
                     elapsed: started[p].map_or(Duration::ZERO, |at| at.elapsed()),
                 });
             }
@@ -255,17 +310,42 @@ fn judge_as_done(
                 profile: p,
                 records,
                 cut,
+                cut_runs,
                 elapsed,
             } => {
-                // Interrupted: runs were killed or not made, so a verdict on them
-                // would be false. Such profiles are left out, not judged.
-                if config.session.cancel().is_cancelled() {
+                let cancel = config.session.cancel();
+                let stopped = cancel.is_cancelled() || stop.budget.load(Ordering::Relaxed);
+                let report = if config.judge_made && stopped && cut_runs.contains(&true) {
+                    let by = cancel.ended_by().unwrap_or("budget");
+                    judge_made(&runs[p], &plans[p], records, &cut_runs, elapsed, by)
+                } else if cancel.is_cancelled() {
+                    // Interrupted: runs were killed or not made, so a verdict on
+                    // them would be false. Such profiles are left out, not judged.
                     continue;
-                }
-                let report = match stop.reason.get().filter(|_| cut) {
-                    Some(reason) => not_run(&runs[p], &plans[p], &records, elapsed, reason),
-                    None => judge(&runs[p], &plans[p], &records, elapsed),
+                } else {
+                    match stop.reason.get().filter(|_| cut) {
+                        Some(reason) => not_run(&runs[p], &plans[p], &records, elapsed, reason),
+                        None => judge(&runs[p], &plans[p], &records, elapsed),
+                    }
                 };
+                let mut report = report;
+                if let Some((unsampled, why)) =
+                    config.hermetic.get(p).and_then(|h| h.unsampled.as_ref())
+                {
+                    for check in &mut report.checks {
+                        let id = check.check.id;
+                        let skipped = check.check.status == Status::Skip
+                            && !check
+                                .check
+                                .skipped_reason
+                                .as_deref()
+                                .unwrap_or("")
+                                .starts_with("not run:");
+                        if skipped && unsampled.iter().any(|c| c.spec().name == id) {
+                            check.check.skipped_reason = Some(why.clone());
+                        }
+                    }
+                }
                 for check in &report.checks {
                     tell(&Event::CheckJudged { profile: p, check });
                 }
@@ -300,6 +380,49 @@ fn not_run(
             let mut outcome = Outcome::new(spec.id);
             outcome.skip(format!("not run: {reason}"));
             outcome
+        })
+        .collect();
+    report(run, &ctx, outcomes, elapsed)
+}
+
+/// A profile a signal or the budget (`ended_by`) stopped before its runs were all
+/// made: every check whose runs were all made (or left unmade by their plan) is
+/// judged, the others skip saying what ended the run. A run killed by the stop
+/// counts as not made.
+fn judge_made(
+    run: &ProfileRun<'_>,
+    plan: &Plan,
+    mut records: Records,
+    cut_runs: &[bool],
+    elapsed: Duration,
+    ended_by: &str,
+) -> ProfileReport {
+    for (record, &cut) in records.iter_mut().zip(cut_runs) {
+        if cut {
+            *record = None;
+        }
+    }
+    let reason = match ended_by {
+        "budget" => "not run: the budget ended the run first".to_string(),
+        signal => format!("not run: the signal ({signal}) ended the run first"),
+    };
+    let ctx = Context::new(run.profile, plan, &records);
+    let outcomes = checks::judge(&ctx, &run.checks)
+        .into_iter()
+        .map(|outcome| {
+            let reads = outcome.id.spec().reads;
+            let lost = plan
+                .runs
+                .iter()
+                .zip(cut_runs)
+                .any(|(planned, &cut)| cut && reads.contains(&planned.role.kind));
+            if lost {
+                let mut skipped = Outcome::new(outcome.id);
+                skipped.skip(reason.clone());
+                skipped
+            } else {
+                outcome
+            }
         })
         .collect();
     report(run, &ctx, outcomes, elapsed)

@@ -95,6 +95,8 @@ fn main() -> ExitCode {
                 yes: args.yes,
                 allow_destructive: args.allow_destructive,
                 inherit_network: args.network == "inherit",
+                budget: args.budget.0,
+                progress: args.progress,
                 run: run_request(Vec::new(), args.flags),
             };
             // A Ctrl-C stops the tool run in progress, while inferring or running.

@@ -14,19 +14,25 @@
 //! saved profile with `--save`, else at `check:TOOL`.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use super::output::{emit, report_error};
 use super::run::{execute, prepare, write_sarif_of_nothing_run, Extra, How, RunRequest};
+use super::selection::Selection;
 use super::Output;
 use crate::envelope::ExitStatus;
 use crate::exec::{Cancel, Network};
+use crate::init::phases::{self, Budget, Command, Fit, Runs};
 use crate::init::{
     self, render_profile, write_atomic, Census, Exploration, ExploreSettings, Failure, Generated,
     Hermetic, Source,
 };
-use crate::profile::{self, LoadedProfile, Locations, Violation};
+use crate::plan::{self, Scope, SURVEY};
+use crate::profile::{self, LoadedProfile, Locations, ProbeKind, Violation};
+use crate::render::progress::Phases;
+use crate::runner::RunConfig;
 
 /// The longest `--timeout` check accepts: what a profile accepts.
 pub const MAX_CHECK_TIMEOUT_SECONDS: u64 = 120;
@@ -47,6 +53,12 @@ pub struct CheckRequest {
     /// `--network inherit`: runs reach the network the machine gives them, and
     /// commands whose names say they mutate are left out.
     pub inherit_network: bool,
+    /// `--budget`: conform's whole wall time, exploration included; `None`
+    /// (`--budget none`): every command explored and judged in depth.
+    pub budget: Option<Duration>,
+    /// `--progress`: off a terminal, a line on stderr per phase and at most one
+    /// every 10 s between.
+    pub progress: bool,
     /// How to run and report, as `conform run`; its `profiles` are ignored.
     pub run: RunRequest,
 }
@@ -63,13 +75,22 @@ pub fn check(request: &CheckRequest, out: &Output) -> ExitStatus {
         Ok(dir) => dir,
         Err(failure) => return failed(failure, request, out),
     };
+    let budget = request.budget.map(|total| Budget::new(out.started, total));
+    // A stream's reader is a program: only the lines asked for.
+    let phases = Phases::new(request.progress, out.started)
+        .filter(|_| request.progress || !request.run.stream);
+    if let Some(phases) = &phases {
+        phases.phase("help calls", "reading the tool's manifest or help");
+    }
     let settings = ToolSettings {
         timeout_seconds: request.timeout_seconds,
         allow_destructive: request.allow_destructive,
         inherit_network: request.inherit_network,
         cancel: &request.run.cancel,
+        budget,
+        progress: phases.clone(),
     };
-    let tool = match infer_tool(
+    let mut tool = match infer_tool(
         &request.tool,
         request
             .save
@@ -79,8 +100,14 @@ pub fn check(request: &CheckRequest, out: &Output) -> ExitStatus {
         scratch.path(),
     ) {
         Ok(tool) => tool,
-        Err(failure) => return failed(failure, request, out),
+        Err(failure) => {
+            if let Some(phases) = &phases {
+                phases.clear();
+            }
+            return failed(failure, request, out);
+        }
     };
+    let phased = survey_and_depth(&mut tool, &selection, &config, budget);
     let warnings: Vec<Value> = tool
         .inferred
         .generated
@@ -91,22 +118,305 @@ pub fn check(request: &CheckRequest, out: &Output) -> ExitStatus {
     for warning in &tool.inferred.generated.warnings {
         eprintln!("conform check: warning: {}", warning.message);
     }
-    if !out.json && !request.run.stream && emit(&tool.summary()) != ExitStatus::Success {
-        return ExitStatus::GeneralError;
+    if let Some(phases) = &phases {
+        // The run's own progress line takes over on a terminal.
+        phases.clear();
+        phases.phase("survey and depth", &phased.progress_line());
+    }
+    if !out.json && !request.run.stream {
+        let text = tool.summary() + &phased.summary();
+        if emit(&text) != ExitStatus::Success {
+            return ExitStatus::GeneralError;
+        }
     }
     let inferred_meta = tool.meta();
     let HermeticTool {
         inferred, hermetic, ..
     } = tool;
     config.hermetic = vec![hermetic];
+    config.judge_made = true;
+    config.deadline = budget.map(|b| (b.stop_at(), b.kill_at()));
     let mut how = How::new(output, &selection, &config, out);
+    how.phases = phases;
     how.extra = Some(Extra {
-        meta: vec![("inferred", inferred_meta)],
+        meta: vec![
+            ("inferred", inferred_meta),
+            ("budget", phased.budget_meta()),
+            ("survey", phased.survey_meta()),
+            ("depth", phased.depth_meta()),
+        ],
         warnings,
     });
     let status = execute(&request.run, &[&inferred.loaded], &how);
     drop(scratch);
     status
+}
+
+/// When no run was measured: what a run is taken to cost the pool.
+const UNMEASURED_RUN: Duration = Duration::from_millis(500);
+
+/// What the survey and depth phases were planned to be.
+struct Phased {
+    budget: Option<Budget>,
+    fit: Fit,
+    /// Every surveyed or skipped probe's name, by probe index.
+    names: Vec<String>,
+    /// The commands (read and destructive probes) by probe index.
+    commands: Vec<usize>,
+    /// The commands exploration found, and those it left unsurveyed for the
+    /// budget.
+    found: usize,
+    not_surveyed: Vec<String>,
+    per_run: Duration,
+}
+
+/// Plans the survey and depth of `tool`'s profile within `budget`: sets the
+/// scope and patience of its runs, and lists what was not surveyed in its census.
+fn survey_and_depth(
+    tool: &mut HermeticTool,
+    selection: &Selection,
+    config: &RunConfig,
+    budget: Option<Budget>,
+) -> Phased {
+    let loaded = &tool.inferred.loaded;
+    let names: Vec<String> = loaded
+        .profile
+        .probes
+        .iter()
+        .map(|p| p.name.clone())
+        .collect();
+    // The commands: read and destructive probes. The made-up flag's probe and the
+    // streams are each one probe, always in depth.
+    let commands: Vec<usize> = loaded
+        .profile
+        .probes
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| matches!(p.kind, ProbeKind::Read | ProbeKind::Destructive))
+        .map(|(index, _)| index)
+        .collect();
+    let per_run = tool.inferred.generated.per_run.unwrap_or(UNMEASURED_RUN);
+    let mut phased = Phased {
+        budget,
+        fit: Fit {
+            whole: true,
+            ..Fit::default()
+        },
+        names,
+        commands: commands.clone(),
+        found: tool.census.found.len(),
+        not_surveyed: tool
+            .census
+            .left
+            .iter()
+            .filter(|left| left.reason.starts_with("not surveyed"))
+            .map(|left| left.command.clone())
+            .collect(),
+        per_run,
+    };
+    let Some(budget) = budget else {
+        return phased;
+    };
+    tool.hermetic.patience = budget.patience();
+    let flagged = &tool.inferred.generated.flagged;
+    let listed: Vec<Command> = commands
+        .iter()
+        .map(|&index| {
+            let name = &phased.names[index];
+            Command {
+                argv: loaded.profile.probes[index].argv.clone(),
+                flagged: flagged
+                    .iter()
+                    .find(|(flagged, _)| flagged == name)
+                    .map(|(_, why)| why.clone()),
+            }
+        })
+        .collect();
+    // The whole plan, as it would be made, counted per command.
+    let kinds = crate::checks::reads(&selection.checks);
+    let mut whole = plan::plan_scoped(loaded, &kinds, config.options, &Scope::default());
+    tool.hermetic.apply(&mut whole);
+    let mut runs = Runs {
+        shared: 0,
+        survey: vec![0; listed.len()],
+        depth: vec![0; listed.len()],
+    };
+    for run in &whole.runs {
+        match run
+            .role
+            .probe_index()
+            .and_then(|p| commands.iter().position(|&c| c == p))
+        {
+            Some(at) if SURVEY.contains(&run.role.kind) => runs.survey[at] += 1,
+            Some(at) if run.role.kind != plan::RunKind::UnknownFlag => runs.depth[at] += 1,
+            _ => runs.shared += 1,
+        }
+    }
+    // The last runs may end at their limit; a run held at the black hole is let go
+    // on for its patience, from the start.
+    let limit = Duration::from_secs_f64(loaded.profile.timeout_seconds);
+    let mut tail = limit + Duration::from_secs(2);
+    if flagged.iter().any(|(_, why)| why.contains("network")) {
+        tail = tail.max(budget.patience() + Duration::from_secs(2));
+    }
+    let fit = phases::fit(&listed, &runs, per_run, tail, budget.runs_left());
+    let at = |list: &std::collections::BTreeSet<usize>| -> std::collections::BTreeSet<usize> {
+        list.iter().map(|&i| commands[i]).collect()
+    };
+    tool.hermetic.scope = Scope {
+        survey_only: at(&fit.survey_only),
+        skipped: at(&fit.skipped),
+    };
+    // The checks whose own runs only depth makes, where no command in depth got
+    // one: they skip for that, not for what their runs would have shown.
+    let mut scoped = plan::plan_scoped(loaded, &kinds, config.options, &tool.hermetic.scope);
+    tool.hermetic.apply(&mut scoped);
+    let made = |plan: &plan::Plan, kinds: &[plan::RunKind]| {
+        plan.runs.iter().any(|run| kinds.contains(&run.role.kind))
+    };
+    let unsampled: std::collections::BTreeSet<crate::checks::CheckId> = selection
+        .checks
+        .iter()
+        .copied()
+        .filter(|check| {
+            let own: Vec<plan::RunKind> = check
+                .spec()
+                .reads
+                .iter()
+                .copied()
+                .filter(|kind| !SURVEY.contains(kind))
+                .collect();
+            made(&whole, &own) && !made(&scoped, &own)
+        })
+        .collect();
+    if !unsampled.is_empty() {
+        tool.hermetic.unsampled = Some((
+            unsampled,
+            format!(
+                "not judged: the runs it reads are made only in depth, and no command the budget ({}) let be judged in depth has them",
+                budget.shown()
+            ),
+        ));
+    }
+    for &index in &fit.skipped {
+        let name = &phased.names[commands[index]];
+        tool.census.left_out(
+            name,
+            format!(
+                "not surveyed: the budget ({}) left no time for its runs; the commands an agent calls first and one of each group were surveyed first",
+                budget.shown()
+            ),
+        );
+        phased.not_surveyed.push(name.clone());
+    }
+    phased.fit = Fit {
+        depth: fit
+            .depth
+            .into_iter()
+            .map(|(i, why)| (commands[i], why))
+            .collect(),
+        survey_only: tool.hermetic.scope.survey_only.clone(),
+        skipped: tool.hermetic.scope.skipped.clone(),
+        ..fit
+    };
+    phased
+}
+
+impl Phased {
+    fn surveyed(&self) -> usize {
+        self.commands.len() - self.fit.skipped.len()
+    }
+
+    /// The commands judged in depth, each with why.
+    fn depth(&self) -> Vec<(String, String)> {
+        if self.fit.whole {
+            return self
+                .commands
+                .iter()
+                .map(|&i| {
+                    let why = "every command surveyed fits in depth".to_string();
+                    (self.names[i].clone(), why)
+                })
+                .collect();
+        }
+        self.fit
+            .depth
+            .iter()
+            .map(|(i, why)| (self.names[*i].clone(), why.said()))
+            .collect()
+    }
+
+    fn budget_meta(&self) -> Value {
+        match &self.budget {
+            None => json!({ "seconds": null, "shown": "none" }),
+            Some(budget) => json!({
+                "seconds": budget.total.as_secs(),
+                "shown": budget.shown(),
+                "run_cost_ms": u64::try_from(self.per_run.as_millis()).unwrap_or(u64::MAX),
+                "runs_planned": self.fit.runs,
+                "estimate_seconds": self.fit.estimate.as_secs(),
+            }),
+        }
+    }
+
+    fn survey_meta(&self) -> Value {
+        json!({
+            "commands": self.surveyed(),
+            "not_surveyed": self.not_surveyed,
+            "kinds": SURVEY.iter().map(|k| format!("{k:?}")).collect::<Vec<_>>(),
+        })
+    }
+
+    fn depth_meta(&self) -> Value {
+        let judged: Vec<Value> = self
+            .depth()
+            .into_iter()
+            .map(|(command, why)| json!({ "command": command, "why": why }))
+            .collect();
+        json!({
+            "commands": judged.len(),
+            "all": self.fit.whole,
+            "judged": judged,
+        })
+    }
+
+    /// The phase's line in the progress shown.
+    fn progress_line(&self) -> String {
+        let budget = self.budget.map_or("none".to_string(), |b| b.shown());
+        format!(
+            "{} commands surveyed, {} judged in depth (budget {budget})",
+            self.surveyed(),
+            self.depth().len()
+        )
+    }
+
+    /// The text shown before the report.
+    fn summary(&self) -> String {
+        let budget = self.budget.map_or("none".to_string(), |b| b.shown());
+        let mut text = format!(
+            "Survey and depth (budget {budget}): {} command{} surveyed, {} judged in depth",
+            self.surveyed(),
+            if self.surveyed() == 1 { "" } else { "s" },
+            self.depth().len(),
+        );
+        if self.fit.whole {
+            text.push_str(" (every command surveyed: it all fits)\n");
+        } else {
+            text.push_str(":\n");
+            for (command, why) in self.depth() {
+                text.push_str(&format!("  in depth  {command}: {why}\n"));
+            }
+        }
+        if !self.not_surveyed.is_empty() {
+            text.push_str(&format!(
+                "  not surveyed ({} of {} found): the budget left no time for them\n",
+                self.not_surveyed.len(),
+                self.found
+            ));
+        }
+        text.push('\n');
+        text
+    }
 }
 
 /// What every tool of one `conform check` call is inferred and run with.
@@ -118,6 +428,10 @@ pub(super) struct ToolSettings<'a> {
     /// `--network inherit`.
     pub inherit_network: bool,
     pub cancel: &'a Cancel,
+    /// `conform check --budget` (`None` for `--tools`, and `--budget none`).
+    pub budget: Option<Budget>,
+    /// Where exploration's phases are shown.
+    pub progress: Option<Phases>,
 }
 
 /// A tool made ready to run as `conform check -- TOOL` runs it: its profile
@@ -224,7 +538,9 @@ pub(super) fn infer_tool(
         settings: ExploreSettings {
             mutating_gaps: hermetic.gaps(&environment),
             allow_destructive: settings.allow_destructive,
+            budget: settings.budget,
         },
+        progress: settings.progress.clone(),
     };
     let (output, yes) = match save {
         Some((path, yes)) => (Some(path), yes),

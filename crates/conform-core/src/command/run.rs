@@ -228,6 +228,8 @@ pub(super) struct How<'a> {
     /// Added to the envelope (JSON output): `meta.inferred` and the top-level
     /// `warnings` of `conform check`.
     pub(super) extra: Option<Extra>,
+    /// `conform check`'s phases shown on stderr, the runs' among them.
+    pub(super) phases: Option<crate::render::progress::Phases>,
     started: Instant,
     style: Style,
 }
@@ -244,6 +246,7 @@ impl<'a> How<'a> {
             selection,
             config,
             extra: None,
+            phases: None,
             started: out.started,
             style: out.style(),
         }
@@ -293,19 +296,26 @@ pub(super) fn execute(
     let mut progress = (output != RunOutput::Stream)
         .then(ProgressLine::on_terminal)
         .flatten();
+    let mut phases = how.phases.clone();
     let RunOutcome {
         reports: results,
         stopped,
     } = {
-        let mut reporters: Vec<Box<dyn Reporter + Send + '_>> =
-            vec![Box::new(&mut stream), Box::new(&mut progress)];
+        let mut reporters: Vec<Box<dyn Reporter + Send + '_>> = vec![
+            Box::new(&mut stream),
+            Box::new(&mut progress),
+            Box::new(&mut phases),
+        ];
         run_profiles(&runs, config, &mut reporters)
     };
     // Off the terminal before the report is printed there.
     drop(progress);
-    let status = config
-        .session
-        .cancel()
+    let cancel = config.session.cancel();
+    // What stopped the runs, when `conform check` judged what was made.
+    let partial = (config.judge_made && !results.is_empty())
+        .then(|| cancel.ended_by())
+        .flatten();
+    let status = cancel
         .exit_status()
         .unwrap_or_else(|| render_run::status(&results));
     let sources = Sources::of(profiles.iter().copied());
@@ -332,7 +342,7 @@ pub(super) fn execute(
     if let Some(stream) = stream {
         return end_stream(stream, &results, status, stopped, report_errors, started);
     }
-    if status.is_cancellation() {
+    if status.is_cancellation() && partial.is_none() {
         return cancelled(status, results.len(), output == RunOutput::Json, started);
     }
     let json_output = output == RunOutput::Json;
@@ -348,9 +358,19 @@ pub(super) fn execute(
         if let Some(extra) = &how.extra {
             add_extra(&mut document, extra);
         }
+        if let Some(by) = partial {
+            note_partial(&mut document, by, status);
+        }
         emit_json(&document)
     } else {
         let mut text = render_run::to_text(&results, &sources, style);
+        if let Some(by) = partial {
+            text.push_str(&format!(
+                "\n{} {}: the checks whose runs were all made are judged, the others skipped.\n",
+                style.yellow("Partial:"),
+                ended_in_words(by),
+            ));
+        }
         if let Some(reason) = &stopped {
             text.push_str(&format!(
                 "\n{} {reason}; the profiles it cut short are reported with their checks skipped.\n",
@@ -384,6 +404,41 @@ fn note_stopped(document: &mut Value, reason: &str) {
         if let Some(text) = message.as_str() {
             *message = json!(format!("{text}; {reason}"));
         }
+    }
+}
+
+/// What stopped the runs, in words.
+fn ended_in_words(by: &str) -> String {
+    match by {
+        "budget" => "the budget ended the run".to_string(),
+        signal => format!("{signal} ended the run"),
+    }
+}
+
+/// `conform check` stopped by a signal or its budget (`by`) judged what was made:
+/// `meta.partial` and `meta.ended_by` say so (`data` stays the closed result).
+/// After a signal the exit code is 130 or 143 whatever the checks gave, and the
+/// error says the run was cancelled.
+fn note_partial(document: &mut Value, by: &str, status: ExitStatus) {
+    if let Some(meta) = document.get_mut("meta").and_then(Value::as_object_mut) {
+        meta.insert("partial".into(), json!(true));
+        meta.insert("ended_by".into(), json!(by));
+        meta.insert("exit_code".into(), json!(status.code()));
+    }
+    if status.is_cancellation() {
+        let detail = ErrorDetail {
+            code: "CANCELLED".into(),
+            message: format!(
+                "interrupted: {}; the checks whose runs were all made are judged in data, the others skipped",
+                ended_in_words(by)
+            ),
+            retryable: true,
+            phase: Some("execution"),
+            fix_required: None,
+            context: None,
+        };
+        document["ok"] = json!(false);
+        document["error"] = serde_json::to_value(detail).unwrap_or(Value::Null);
     }
 }
 

@@ -136,6 +136,8 @@ fn infer_all(
         allow_destructive: request.allow_destructive,
         inherit_network: request.inherit_network,
         cancel: &request.run.cancel,
+        budget: None,
+        progress: None,
     };
     let next = std::sync::atomic::AtomicUsize::new(0);
     let mut results: Vec<Option<Result<HermeticTool, Failure>>> =

@@ -17,6 +17,9 @@ use super::janitor::{Discard, Janitor};
 use super::sandbox::remove_tree;
 use crate::exit::ExitStatus;
 
+/// What [`Cancel`] holds once the budget ended the suite: no exit code.
+const BUDGET_ENDED: u8 = 1;
+
 /// Shared by every reactor of a suite; cheap to clone.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Session {
@@ -77,8 +80,29 @@ impl Cancel {
         self.stop(ExitStatus::Terminated);
     }
 
+    /// Requests the stop because `conform check`'s budget ran out: the runs in
+    /// progress are killed as on a signal, but the command exits as its judged
+    /// checks say ([`Cancel::exit_status`] is `None`).
+    pub fn expire(&self) {
+        self.store(BUDGET_ENDED);
+    }
+
+    /// What stopped the suite: `"SIGINT"`, `"SIGTERM"` or `"budget"`; `None` while
+    /// not stopped.
+    pub fn ended_by(&self) -> Option<&'static str> {
+        match self.0.requested.load(Ordering::SeqCst) {
+            0 => None,
+            BUDGET_ENDED => Some("budget"),
+            143 => Some("SIGTERM"),
+            _ => Some("SIGINT"),
+        }
+    }
+
     fn stop(&self, status: ExitStatus) {
-        let code = status.code() as u8;
+        self.store(status.code() as u8);
+    }
+
+    fn store(&self, code: u8) {
         if self
             .0
             .requested
@@ -102,10 +126,10 @@ impl Cancel {
     }
 
     /// How a command that was stopped exits: 130, or 143 after [`Cancel::terminate`];
-    /// `None` while not cancelled.
+    /// `None` while not cancelled, and when the budget ended it.
     pub fn exit_status(&self) -> Option<ExitStatus> {
         match self.0.requested.load(Ordering::SeqCst) {
-            0 => None,
+            0 | BUDGET_ENDED => None,
             143 => Some(ExitStatus::Terminated),
             _ => Some(ExitStatus::Cancelled),
         }
@@ -320,6 +344,22 @@ mod tests {
         );
         assert!(!other.is_cancelled());
         assert_eq!(other.exit_status(), None);
+    }
+
+    #[test]
+    fn a_budget_that_ends_stops_the_suite_with_no_exit_status_of_its_own() {
+        let cancel = Cancel::new();
+        assert_eq!(cancel.ended_by(), None);
+        cancel.expire();
+        assert!(cancel.is_cancelled());
+        assert_eq!(cancel.exit_status(), None);
+        assert_eq!(cancel.ended_by(), Some("budget"));
+        let term = Cancel::new();
+        term.terminate();
+        assert_eq!(term.ended_by(), Some("SIGTERM"));
+        let int = Cancel::new();
+        int.cancel();
+        assert_eq!(int.ended_by(), Some("SIGINT"));
     }
 
     #[test]

@@ -76,6 +76,14 @@ pub(crate) struct Hermetic {
     /// Probes (their argv) whose help says they read stdin, with the help's line:
     /// their stdin-open runs are marked so ([`PlannedRun::stdin_by_design`]).
     pub stdin_by_design: Vec<(Vec<String>, String)>,
+    /// Which probes are judged in depth, by their survey alone, or not at all
+    /// (`--budget`); the default: every probe in depth.
+    pub scope: crate::plan::Scope,
+    /// How long a run held at the black hole is let go on (`--budget` shortens it).
+    pub patience: std::time::Duration,
+    /// The checks whose runs only depth makes, when no command in depth got one;
+    /// such a check that skips says so, with this reason.
+    pub unsampled: Option<(std::collections::BTreeSet<crate::checks::CheckId>, String)>,
 }
 
 impl Hermetic {
@@ -102,6 +110,9 @@ impl Hermetic {
             unknown_command: true,
             open_help: None,
             stdin_by_design: Vec::new(),
+            scope: crate::plan::Scope::default(),
+            patience: crate::exec::NETWORK_PATIENCE,
+            unsampled: None,
         }
     }
 
@@ -155,7 +166,7 @@ impl Hermetic {
         }
         for run in &mut plan.runs {
             if patient && run.role.kind == RunKind::Closed && run.role.probe_index().is_some() {
-                run.spec.patience = Some(crate::exec::NETWORK_PATIENCE);
+                run.spec.patience = Some(self.patience);
             }
             if run.spec.stdin == StdinMode::Open && run.role.probe_index().is_some() {
                 run.stdin_by_design = self

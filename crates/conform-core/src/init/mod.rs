@@ -16,6 +16,7 @@ mod help;
 mod hermetic;
 mod manifest;
 mod paths;
+pub(crate) mod phases;
 mod render;
 mod runner;
 mod saving;
@@ -86,6 +87,8 @@ pub(crate) struct Exploration {
     /// Where each exploration run gets a working directory of its own.
     pub scratch: std::path::PathBuf,
     pub settings: ExploreSettings,
+    /// Where the phases and runs of exploration are shown (`--progress`, a terminal).
+    pub progress: Option<crate::render::progress::Phases>,
 }
 
 /// What exploration found and did with it: the text summary and `meta.inferred`.
@@ -143,6 +146,11 @@ pub(crate) struct Generated {
     /// The help calls gave no help, but showed something to judge (a wait, a
     /// prompt, a crash): `--help` is run with stdin open too.
     pub help_unread: bool,
+    /// Probes (by name) whose exploration run showed something worth a look in
+    /// depth, each with what.
+    pub flagged: Vec<(String, String)>,
+    /// What one run cost the pool while the profile was built.
+    pub per_run: Option<std::time::Duration>,
 }
 
 /// What init did: the envelope's `data`, the text for a terminal, the warnings.
@@ -303,6 +311,7 @@ pub(crate) fn generate_with(
         runner.unset = explore.unset.clone();
         runner.scratch = Some(explore.scratch.clone());
         runner.cwd = explore.scratch.clone();
+        runner.progress = explore.progress.clone();
     }
     let mut doc = Map::new();
     doc.insert("schema_version".into(), json!("1.0"));
@@ -336,12 +345,13 @@ pub(crate) fn generate_with(
     }
     saving::keep_saved_reads_safe(&mut body, explore.is_some());
     let mut warnings = body.warnings;
-    let (census, lists_subcommands, secret_vars, check_only, help_unread) = (
+    let (census, lists_subcommands, secret_vars, check_only, help_unread, flagged) = (
         body.census,
         body.lists_subcommands,
         body.secret_vars,
         body.check_only,
         body.help_unread,
+        body.flagged,
     );
     if let Some(args) = &body.manifest {
         doc.insert("manifest".into(), json!(args));
@@ -363,6 +373,8 @@ pub(crate) fn generate_with(
         secret_vars,
         check_only,
         help_unread,
+        flagged,
+        per_run: runner.cost.per_run(),
     })
 }
 
@@ -529,6 +541,8 @@ struct Body {
     check_only: Vec<Value>,
     /// See [`Generated::help_unread`].
     help_unread: bool,
+    /// See [`Generated::flagged`].
+    flagged: Vec<(String, String)>,
 }
 
 /// One probe as the profile writes it, keys in the format's order.

@@ -21,6 +21,7 @@ use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use serde_json::Value;
 
+use super::phases::Cost;
 use super::tool::{Explored, Measured, Tool, Trial, Unread, Unusable};
 use super::{help, manifest, Failure};
 use crate::exec::{
@@ -28,6 +29,7 @@ use crate::exec::{
     StdinMode, OPENERS,
 };
 use crate::plan::{Plan, PlannedRun, Records, RunKind, RunRole};
+use crate::render::progress::Phases;
 use crate::schedule::{self, starved, Policy, Progress};
 
 /// How much longer the last attempt of a help call or trial starved twice may take.
@@ -92,6 +94,10 @@ pub(super) struct Runner {
     /// Where each exploration trial gets a working directory of its own
     /// (`conform check`); `None`: trials run from `cwd`.
     pub scratch: Option<PathBuf>,
+    /// What the runs made so far cost the pool.
+    pub cost: Cost,
+    /// Where the runs made are shown.
+    pub progress: Option<Phases>,
 }
 
 /// How a run of [`Runner::run`] is made.
@@ -138,6 +144,8 @@ impl Runner {
             help_word: Cell::new(false),
             unset: Vec::new(),
             scratch: None,
+            cost: Cost::default(),
+            progress: None,
         })
     }
 
@@ -147,9 +155,14 @@ impl Runner {
         if self.session.cancel.is_cancelled() {
             return interrupted(&spec);
         }
-        let make = || match mode {
-            Mode::AsRun { .. } | Mode::LookRefused => exec::run(&spec, &self.session),
-            Mode::Look | Mode::Trial(_) => self.run_watched(&spec),
+        let make = || {
+            let started = std::time::Instant::now();
+            let record = match mode {
+                Mode::AsRun { .. } | Mode::LookRefused => exec::run(&spec, &self.session),
+                Mode::Look | Mode::Trial(_) => self.run_watched(&spec),
+            };
+            self.made(started.elapsed(), 1);
+            record
         };
         let record = make();
         // Starved at its limit: made once more (see `run_all`).
@@ -258,11 +271,13 @@ impl Runner {
         let mut reactor = Reactor::new(&self.session);
         // The user's Ctrl-C reaches the pool through the session's cancel.
         let stop = AtomicBool::new(false);
+        let started = std::time::Instant::now();
         schedule::execute(&[&plan], policy, &stop, &mut reactor, |progress| {
             if let Progress::PlanDone(_, done) = progress {
                 records = done;
             }
         });
+        self.made(started.elapsed(), specs.len());
         records.resize(specs.len(), None);
         records
             .into_iter()
@@ -306,6 +321,16 @@ impl Runner {
             drop(over);
             record
         })
+    }
+
+    /// A lone run (or a batch of `runs`) took `wall`: counted toward the cost of a
+    /// run, and shown.
+    fn made(&self, wall: Duration, runs: usize) {
+        let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+        self.cost.add(wall, runs, jobs);
+        if let Some(progress) = &self.progress {
+            progress.runs_made(runs);
+        }
     }
 
     /// `TOOL args` shown as typed.
@@ -853,6 +878,20 @@ impl Tool for Runner {
 
     fn explore(&mut self, argvs: &[Vec<String>]) -> Vec<Explored> {
         self.explore_all(argvs)
+    }
+
+    fn per_run(&self) -> Option<Duration> {
+        self.cost.per_run()
+    }
+
+    fn limit(&self) -> Duration {
+        self.limit
+    }
+
+    fn phase(&mut self, name: &str, detail: &str) {
+        if let Some(progress) = &self.progress {
+            progress.phase(name, detail);
+        }
     }
 
     fn measure(&mut self, argv: &[String]) -> Measured {

@@ -28,6 +28,17 @@ pub(super) trait Tool {
     fn hermetic(&self) -> bool {
         false
     }
+    /// What one more run costs the pool, as measured so far; `None` unmeasured.
+    fn per_run(&self) -> Option<std::time::Duration> {
+        None
+    }
+    /// Each run's limit.
+    fn limit(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(5)
+    }
+    /// A phase of exploration begins (`help calls`), with what it does: for the
+    /// progress shown.
+    fn phase(&mut self, _name: &str, _detail: &str) {}
     /// The help of each of `paths`, as [`Tool::help`] gives it; a runner makes
     /// the calls at once.
     fn helps(&mut self, paths: &[Vec<String>], program: &str) -> Vec<Result<String, String>> {

@@ -70,11 +70,59 @@ pub(crate) struct RunOptions {
 /// because its gate run hit the limit, or conform was cancelled first.
 pub(crate) type Records = Vec<Option<crate::exec::RunRecord>>;
 
+/// Which probes get which runs: every kind the checks read (depth), only the
+/// survey's kinds, or none. Empty (the default): every probe in depth.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Scope {
+    /// Probes (by index) given only the [`SURVEY`] kinds.
+    pub survey_only: BTreeSet<usize>,
+    /// Probes given no run at all: not surveyed.
+    pub skipped: BTreeSet<usize>,
+}
+
+/// The kinds of run a probe gets in `conform check`'s survey: the runs that show
+/// what differs from command to command (a wait on an open or closed stdin, a
+/// prompt, a browser, editor or pager on a terminal, a login asked for, the
+/// network, state written in a fresh HOME); every run under check is made at the
+/// black hole with the editor and browser sentinels.
+pub(crate) const SURVEY: [RunKind; 5] = [
+    RunKind::Closed,
+    RunKind::Open,
+    RunKind::Terminal,
+    RunKind::Headless,
+    RunKind::BlackHole,
+];
+
 /// Plan the runs of `kinds` (the kinds the selected checks read) and of the kinds
 /// those bring along.
+#[cfg(test)]
 pub(crate) fn plan(loaded: &LoadedProfile, kinds: &BTreeSet<RunKind>, options: RunOptions) -> Plan {
+    plan_scoped(loaded, kinds, options, &Scope::default())
+}
+
+/// As [`plan`], each probe given the runs `scope` says.
+pub(crate) fn plan_scoped(
+    loaded: &LoadedProfile,
+    kinds: &BTreeSet<RunKind>,
+    options: RunOptions,
+    scope: &Scope,
+) -> Plan {
     let mut needs = kinds.clone();
     needs.extend(kinds.iter().flat_map(|k| k.brings()));
+    // A survey-only probe's kinds: the survey's, and what they bring along.
+    let mut survey: BTreeSet<RunKind> = needs
+        .iter()
+        .copied()
+        .filter(|kind| SURVEY.contains(kind))
+        .collect();
+    survey.extend(survey.clone().iter().flat_map(|k| k.brings()));
+    let needs_of = |index: usize| {
+        if scope.survey_only.contains(&index) {
+            &survey
+        } else {
+            &needs
+        }
+    };
     let mut planner = Planner {
         loaded,
         options,
@@ -83,10 +131,14 @@ pub(crate) fn plan(loaded: &LoadedProfile, kinds: &BTreeSet<RunKind>, options: R
     let mut destructive_runs = Vec::new();
     let mut closed_runs = Vec::new();
     for (index, probe) in loaded.profile.probes.iter().enumerate() {
+        if scope.skipped.contains(&index) {
+            continue;
+        }
         match probe.kind {
+            // A stream has no survey of its own: its runs are few, and all its.
             ProbeKind::Stream => planner.stream(index, probe, &needs),
             _ if needs.contains(&RunKind::Closed) => {
-                let runs = planner.probe(index, probe, &needs);
+                let runs = planner.probe(index, probe, needs_of(index));
                 if let Some(&closed) = runs.first() {
                     closed_runs.push((index, probe, closed));
                 }
@@ -105,7 +157,7 @@ pub(crate) fn plan(loaded: &LoadedProfile, kinds: &BTreeSet<RunKind>, options: R
         help_run = Some(planner.add("--help".into(), role, spec, vec![], None));
     }
     if needs.contains(&RunKind::CommandHelp) {
-        planner.command_helps();
+        planner.command_helps(scope);
     }
     let mut manifest_run = None;
     if let (true, Some(manifest)) = (needs.contains(&RunKind::Manifest), &loaded.profile.manifest) {
@@ -136,7 +188,7 @@ pub(crate) fn plan(loaded: &LoadedProfile, kinds: &BTreeSet<RunKind>, options: R
             .collect(),
     };
     for (index, probe, closed) in closed_runs {
-        planner.derived(index, probe, closed, earlier.clone(), &needs);
+        planner.derived(index, probe, closed, earlier.clone(), needs_of(index));
     }
     if needs.contains(&RunKind::KitIsolated) {
         for kit in KitRun::ALL {
@@ -565,6 +617,41 @@ mod tests {
             at(order_role(OrderRun::Conflict)),
             pointed("/argument_order", (4, 9))
         );
+    }
+
+    #[test]
+    fn a_survey_only_probe_gets_the_survey_runs_and_a_skipped_one_none() {
+        let p = loaded(PROFILE);
+        let kinds = checks::reads(&CheckId::all());
+        let scope = Scope {
+            survey_only: [0].into_iter().collect(),
+            skipped: [1].into_iter().collect(),
+        };
+        let scoped = plan_scoped(&p, &kinds, options(), &scope);
+        let of = |probe: usize| -> BTreeSet<RunKind> {
+            scoped
+                .runs
+                .iter()
+                .filter(|r| r.role.probe_index() == Some(probe))
+                .map(|r| r.role.kind)
+                .collect()
+        };
+        // The made-up flag goes on the first read probe whatever its scope.
+        let expected: BTreeSet<RunKind> =
+            SURVEY.into_iter().chain([RunKind::UnknownFlag]).collect();
+        assert_eq!(of(0), expected);
+        assert!(of(1).is_empty(), "{:?}", of(1));
+        // A stream has no survey: its runs are all its own.
+        let whole = plan(&p, &CheckId::all(), options());
+        let streams = |plan: &Plan| {
+            plan.runs
+                .iter()
+                .filter(|r| r.role.probe_index() == Some(2))
+                .count()
+        };
+        assert_eq!(streams(&scoped), streams(&whole));
+        // The profile-wide runs stay.
+        assert!(scoped.runs.iter().any(|r| r.role.kind == RunKind::Help));
     }
 
     #[test]

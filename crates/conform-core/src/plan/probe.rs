@@ -390,11 +390,14 @@ impl Planner<'_> {
     /// Each read probe's command path with `--help`, stdin closed, once per path:
     /// the words of its argv before the first option. A probe whose argv starts
     /// with an option has no path of its own; its help is the root `--help` run.
-    pub(super) fn command_helps(&mut self) {
+    /// A probe `scope` judges by its survey alone gets none.
+    pub(super) fn command_helps(&mut self, scope: &super::Scope) {
         let loaded = self.loaded;
         let mut seen: Vec<&[String]> = Vec::new();
         for (index, probe) in loaded.profile.probes.iter().enumerate() {
-            if probe.kind != ProbeKind::Read {
+            let surveyed_only =
+                scope.survey_only.contains(&index) || scope.skipped.contains(&index);
+            if probe.kind != ProbeKind::Read || surveyed_only {
                 continue;
             }
             let words = probe

@@ -177,6 +177,12 @@ pub struct CheckArgs {
     /// Where the runs' network traffic goes: blackhole (every proxy variable at a listener that never answers; the default) or inherit (the machine's network; commands whose names say they mutate are then left out).
     #[arg(long, value_name = "WHERE", default_value = "blackhole", value_parser = ["blackhole", "inherit"])]
     pub network: String,
+    /// conform's whole wall time for TOOL, exploration included (90s, 2m, 1m30s): every command is surveyed (the runs that show prompts, waits, browsers, editors, pagers, the network, state) and all checks run in depth on the commands agents call first, one of each group and those the survey flagged, as far as the measured cost of a run allows; past it, what was made is judged (meta.partial). `none`: explore and judge every command in depth.
+    #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_budget, conflicts_with = "tools")]
+    pub budget: BudgetArg,
+    /// Off a terminal, print a line on stderr as each phase begins (help calls, exploration runs, survey and depth) and at most one every 10 s between; without it stderr stays quiet. On a terminal a progress line is always shown.
+    #[arg(long)]
+    pub progress: bool,
     #[command(flatten)]
     pub flags: RunFlags,
     /// The tool to judge (a path, or a command on PATH) and its leading arguments.
@@ -260,6 +266,56 @@ pub fn check_names() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(command::check_ids())
 }
 
+/// `--budget`: a duration, or none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BudgetArg(pub Option<std::time::Duration>);
+
+/// `90s`, `2m`, `1m30s`, `1h`, plain seconds, or `none`.
+fn parse_budget(text: &str) -> Result<BudgetArg, String> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("none") {
+        return Ok(BudgetArg(None));
+    }
+    let bad = || format!("{text:?} is not a duration such as 90s, 2m or 1m30s, nor none");
+    let mut seconds: u64 = 0;
+    let mut digits = String::new();
+    let mut units = 0;
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        let factor = match c.to_ascii_lowercase() {
+            'h' => 3600,
+            'm' => 60,
+            's' => 1,
+            _ => return Err(bad()),
+        };
+        let n: u64 = digits.parse().map_err(|_| bad())?;
+        seconds = n
+            .checked_mul(factor)
+            .and_then(|n| seconds.checked_add(n))
+            .ok_or_else(bad)?;
+        digits.clear();
+        units += 1;
+    }
+    if !digits.is_empty() {
+        // Plain seconds, or seconds after minutes (`1m30`) are not guessed at.
+        if units > 0 {
+            return Err(bad());
+        }
+        seconds = digits.parse().map_err(|_| bad())?;
+    } else if units == 0 {
+        return Err(bad());
+    }
+    if seconds == 0 {
+        return Err(format!(
+            "--budget {text:?} leaves no time at all; give a duration such as 2m, or none"
+        ));
+    }
+    Ok(BudgetArg(Some(std::time::Duration::from_secs(seconds))))
+}
+
 /// `16M`, `512K`, `1G` or plain bytes.
 fn parse_size(text: &str) -> Result<usize, String> {
     let text = text.trim();
@@ -335,6 +391,20 @@ mod tests {
         assert!(parse_size("0").is_err());
         assert!(parse_size("12X").is_err());
         assert!(parse_size("M").is_err());
+    }
+
+    #[test]
+    fn budgets() {
+        let secs = |n| Ok(BudgetArg(Some(std::time::Duration::from_secs(n))));
+        assert_eq!(parse_budget("2m"), secs(120));
+        assert_eq!(parse_budget("90s"), secs(90));
+        assert_eq!(parse_budget("1m30s"), secs(90));
+        assert_eq!(parse_budget("45"), secs(45));
+        assert_eq!(parse_budget("1h"), secs(3600));
+        assert_eq!(parse_budget("none"), Ok(BudgetArg(None)));
+        for bad in ["", "2x", "m", "0s", "1m30", "-5s", "two"] {
+            assert!(parse_budget(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@ mod action;
 mod agents_guide;
 mod broken_clis;
 mod broken_clis_under_check;
+mod budget;
 mod check;
 mod docs_pages;
 mod editors;

@@ -21,8 +21,11 @@ use super::commands::{add, HelpEntry};
 use super::listing::{listing_argvs, read_listing};
 use super::page::{lists_no_subcommands, read_page, HelpPage};
 use super::usage::program_name;
+use crate::init::phases::{Budget, DEPTH_RUNS, DEPTH_SHARE, MIN_DEPTH};
 use crate::init::tool::{Explored, Tool, Unread};
 use crate::init::{probe, Body, Census, Failure, Warning, UNKNOWN_FLAG};
+use crate::plan::SURVEY;
+use std::time::Duration;
 
 /// How deep the command tree is read at most: twilio's API commands are four to
 /// six words deep (`api core calls recordings list`). The budgets below bound the
@@ -51,6 +54,59 @@ pub(crate) struct Settings {
     pub mutating_gaps: Vec<String>,
     /// Destructive commands are probed (refusal, then their preview flag).
     pub allow_destructive: bool,
+    /// `conform check --budget`: help calls and exploration runs are made only
+    /// while the measured cost says they fit.
+    pub budget: Option<Budget>,
+}
+
+/// The runs a command costs once it is a candidate: its exploration run and its
+/// survey runs under `conform check` (the black-hole run is its closed run there).
+const RUNS_PER_SURVEYED_COMMAND: u32 = 1 + SURVEY.len() as u32 - 1;
+
+/// The runs of no command a profile costs (`--help`, the kit's runs, the
+/// made-up command and flag, metacharacters), about.
+const SHARED_RUNS: u32 = 20;
+
+/// How many more commands the budget lets exploration take on, each costing
+/// `runs_each` runs of its own (its help call, if still to make) and the runs
+/// of its survey, once the runs every profile makes, the first commands of the
+/// depth sample ([`MIN_DEPTH`]) and the last runs' limit are set aside. `None`:
+/// no budget, or nothing measured yet.
+fn surveyable(tool: &dyn Tool, budget: Option<&Budget>, runs_each: u32) -> Option<usize> {
+    let (budget, per_run) = (budget?, tool.per_run()?);
+    let window = budget.runs_left();
+    let depth = (per_run * MIN_DEPTH as u32 * DEPTH_RUNS).min(window.mul_f64(DEPTH_SHARE));
+    let set_aside = per_run * SHARED_RUNS + depth + tool.limit() + Duration::from_secs(2);
+    let left = window.saturating_sub(set_aside);
+    let each = per_run * (runs_each + RUNS_PER_SURVEYED_COMMAND);
+    Some((left.as_secs_f64() / each.as_secs_f64()) as usize)
+}
+
+/// How many help calls of a level (`asked`, at `depth` words) the budget
+/// affords: within its share for help calls; below the top level, no more than
+/// the commands that could then be surveyed (`taken` are already candidates),
+/// but one of each group. The top level is read whole within the share: it shows
+/// the tree's groups.
+fn readable(
+    tool: &dyn Tool,
+    budget: Option<&Budget>,
+    taken: usize,
+    depth: usize,
+    asked: &[Found],
+) -> Option<usize> {
+    let per_run = tool.per_run()?;
+    let by_share = (budget?.help_left().as_secs_f64() / per_run.as_secs_f64()) as usize;
+    if depth == 1 {
+        return Some(by_share.max(1));
+    }
+    let mut groups: Vec<&[String]> = asked
+        .iter()
+        .map(|found| &found.path[..found.path.len().saturating_sub(1)])
+        .collect();
+    groups.sort();
+    groups.dedup();
+    let by_survey = surveyable(tool, budget, 1)?.saturating_sub(taken);
+    Some(by_share.min(by_survey.max(groups.len())).max(1))
 }
 
 /// A command found, by its words after the program.
@@ -112,13 +168,39 @@ pub(crate) fn explore(
             }
             asked.push(command);
         }
-        for command in within_budget(&mut asked, budget, |c| c) {
-            census.left_out(
-                &command.shown(),
-                format!("past exploration's budget of {MAX_HELP_CALLS} help calls, which reads the commands an agent calls first (whoami, status, config, list, get) before the rest"),
-            );
+        let afford = readable(
+            tool,
+            settings.budget.as_ref(),
+            candidates.len(),
+            depth,
+            &asked,
+        );
+        let (cap, by_time) = match afford {
+            Some(afford) if afford < budget => (afford, true),
+            _ => (budget, false),
+        };
+        for command in within_budget(&mut asked, cap, |c| c) {
+            let reason = match &settings.budget {
+                Some(time) if by_time => format!(
+                    "not surveyed: the budget ({}) left no time to read its help; the commands an agent calls first (whoami, status, config, list, get) and one of each group were read first",
+                    time.shown()
+                ),
+                _ => format!("past exploration's budget of {MAX_HELP_CALLS} help calls, which reads the commands an agent calls first (whoami, status, config, list, get) before the rest"),
+            };
+            census.left_out(&command.shown(), reason);
         }
         budget -= asked.len();
+        if asked.is_empty() {
+            break;
+        }
+        tool.phase(
+            "help calls",
+            &format!(
+                "{} commands found, reading the help of {} more",
+                census.found.len(),
+                asked.len()
+            ),
+        );
         let paths: Vec<Vec<String>> = asked.iter().map(|c| c.path.clone()).collect();
         let texts = tool.helps(&paths, program);
         let mut next: Vec<Found> = Vec::new();
@@ -227,13 +309,26 @@ pub(crate) fn explore(
         level = next;
     }
 
-    for candidate in within_budget(&mut candidates, MAX_PROBES, |c| &c.command) {
-        census.left_out(
-            &candidate.argv.join(" "),
-            format!("past exploration's budget of {MAX_PROBES} probes, which runs the commands an agent calls first and one of each group before the rest"),
-        );
+    let afford = surveyable(tool, settings.budget.as_ref(), 0).map(|n| n.max(1));
+    let (cap, by_time) = match afford {
+        Some(afford) if afford < MAX_PROBES => (afford, true),
+        _ => (MAX_PROBES, false),
+    };
+    for candidate in within_budget(&mut candidates, cap, |c| &c.command) {
+        let reason = match &settings.budget {
+            Some(time) if by_time => format!(
+                "not surveyed: the budget ({}) left no time for its runs; the commands an agent calls first and one of each group were surveyed first",
+                time.shown()
+            ),
+            _ => format!("past exploration's budget of {MAX_PROBES} probes, which runs the commands an agent calls first and one of each group before the rest"),
+        };
+        census.left_out(&candidate.argv.join(" "), reason);
     }
     let argvs: Vec<Vec<String>> = candidates.iter().map(|c| c.argv.clone()).collect();
+    tool.phase(
+        "exploration runs",
+        &format!("one run of each of {} commands", argvs.len()),
+    );
     let mut runs = tool.explore(&argvs);
     let own = tool_state(&runs);
     if !own.is_empty() {
@@ -290,6 +385,9 @@ pub(crate) fn explore(
             continue;
         }
         census.probed.push(shown.clone());
+        if let Some(why) = flagged(&run) {
+            body.flagged.push((shown.clone(), why));
+        }
         if let Some(line) = stdin {
             body.warnings.push(Warning::new(
                 READS_STDIN,
@@ -543,7 +641,7 @@ fn preview_flag(page: &HelpPage) -> Option<String> {
 }
 
 /// The value given to a command's required operands, and how many it may need.
-const MADE_UP_OPERAND: &str = "conform-probe";
+pub(crate) const MADE_UP_OPERAND: &str = "conform-probe";
 const MADE_UP_OPERANDS: usize = 2;
 
 /// A command to make an exploration run of, and a probe of when it may be one.
@@ -663,6 +761,27 @@ fn is_tool_state(path: &str, own: &[String]) -> bool {
 fn directory_of(path: &str) -> Option<&str> {
     let at = path.trim_end_matches('/').rfind('/')?;
     Some(&path[..=at])
+}
+
+/// What an exploration run showed that is worth judging the command in depth
+/// for, in words; `None` when it ended cleanly.
+fn flagged(run: &Explored) -> Option<String> {
+    if !run.finished {
+        Some("its exploration run hit its limit".into())
+    } else if run.network {
+        Some("its exploration run went for the network".into())
+    } else if !run.wrote.is_empty() {
+        Some(format!(
+            "its exploration run wrote {}",
+            run.wrote.join(", ")
+        ))
+    } else {
+        match run.exit_code {
+            Some(0) => None,
+            Some(code) => Some(format!("its exploration run exited {code}")),
+            None => Some("its exploration run was killed by a signal".into()),
+        }
+    }
 }
 
 /// The run ended by itself, exit 0, offline.
@@ -805,6 +924,7 @@ mod tests {
         let settings = Settings {
             mutating_gaps: vec!["the network is not at the black hole".into()],
             allow_destructive: false,
+            budget: None,
         };
         let body = explore(&mut tool, "herd", &settings).expect("explored");
         assert_eq!(
