@@ -31,7 +31,10 @@ pub(crate) struct Budget {
 }
 
 /// The share of the budget the help calls may use.
-const HELP_SHARE: f64 = 0.35;
+const HELP_SHARE: f64 = 0.25;
+/// The share of the budget by which exploration's runs must have started: the
+/// survey and depth keep the rest.
+const EXPLORE_SHARE: f64 = 0.55;
 /// The share by which the planned runs should be made: the rest is for the runs
 /// that end at their limit, judging and the report.
 const RUNS_SHARE: f64 = 0.9;
@@ -58,6 +61,11 @@ impl Budget {
     /// What is left for help calls.
     pub(crate) fn help_left(&self) -> Duration {
         self.left(HELP_SHARE)
+    }
+
+    /// What is left for exploration runs.
+    pub(crate) fn explore_left(&self) -> Duration {
+        self.left(EXPLORE_SHARE)
     }
 
     /// What is left for the planned runs.
@@ -338,7 +346,16 @@ pub(crate) fn fit(
         .sum();
     // In runs, at most DEPTH_SHARE of what is left.
     let share = left.mul_f64(DEPTH_SHARE).as_secs_f64() / per_run.as_secs_f64().max(1e-3);
-    let set_aside = first_in_depth.min(share as usize);
+    // Nothing is set aside where not even the first command fits in depth.
+    let first = order
+        .first()
+        .and_then(|(index, _)| runs.depth.get(*index).copied())
+        .unwrap_or(0);
+    let set_aside = if first <= share as usize {
+        first_in_depth.min(share as usize)
+    } else {
+        0
+    };
     for (at, index) in survey_order(commands).into_iter().enumerate() {
         let cost = runs.survey.get(index).copied().unwrap_or(0);
         // At least one command is surveyed, whatever the budget says.

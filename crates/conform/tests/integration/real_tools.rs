@@ -45,7 +45,7 @@ fn results(docs: &Path) -> Vec<Value> {
 fn render(results: &[Value], verdicts: &Value) -> (String, Vec<String>) {
     let mut problems = Vec::new();
     let mut out = String::from(
-        "| tool | package | commands found | run | left out | checks failed | of them conform's fault | wall time (load) |\n|---|---|---|---|---|---|---|---|\n",
+        "| tool | package | commands found | run | surveyed | judged in depth | left out | checks failed | of them conform's fault | wall time (load) |\n|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let mut details = String::new();
     for result in results {
@@ -93,10 +93,19 @@ fn render(results: &[Value], verdicts: &Value) -> (String, Vec<String>) {
             Some(only) if only > 0 => format!("{} ({only} check only)", count("probed")),
             _ => count("probed"),
         };
+        // Rows made before the budget (issue 44) have no survey: "-".
+        let surveyed = match result["not_surveyed"].as_u64() {
+            Some(n) if n > 0 => format!("{} ({n} not: the budget)", count("surveyed")),
+            _ => count("surveyed"),
+        };
+        let budget = result["budget"]
+            .as_str()
+            .map_or(String::new(), |b| format!(" of {b}"));
         out.push_str(&format!(
-            "| {name} | `{}` | {} | {run} | {left_out} | {} | {conform_fault} | {} s{load} |\n",
+            "| {name} | `{}` | {} | {run} | {surveyed} | {} | {left_out} | {} | {conform_fault} | {} s{budget}{load} |\n",
             result["package"].as_str().unwrap_or("?"),
             count("found"),
+            count("in_depth"),
             failed.len(),
             result["wall_s"],
         ));

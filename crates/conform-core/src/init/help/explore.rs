@@ -75,7 +75,13 @@ const SHARED_RUNS: u32 = 20;
 fn surveyable(tool: &dyn Tool, budget: Option<&Budget>, runs_each: u32) -> Option<usize> {
     let (budget, per_run) = (budget?, tool.per_run()?);
     let window = budget.runs_left();
-    let depth = (per_run * MIN_DEPTH as u32 * DEPTH_RUNS).min(window.mul_f64(DEPTH_SHARE));
+    // Room for depth only where it holds one command in depth at least: else the
+    // survey makes better use of it.
+    let share = window.mul_f64(DEPTH_SHARE);
+    let depth = match per_run * DEPTH_RUNS {
+        one if one <= share => (per_run * MIN_DEPTH as u32 * DEPTH_RUNS).min(share),
+        _ => Duration::ZERO,
+    };
     let set_aside = per_run * SHARED_RUNS + depth + tool.limit() + Duration::from_secs(2);
     let left = window.saturating_sub(set_aside);
     let each = per_run * (runs_each + RUNS_PER_SURVEYED_COMMAND);
@@ -201,12 +207,34 @@ pub(crate) fn explore(
                 asked.len()
             ),
         );
+        // Read first what is read first when the clock cuts the reading short.
+        if settings.budget.is_some() {
+            let order = first_read_order(&asked, |c| c);
+            let mut taken: Vec<Option<Found>> = asked.into_iter().map(Some).collect();
+            asked = order
+                .into_iter()
+                .filter_map(|at| taken[at].take())
+                .collect();
+        }
         let paths: Vec<Vec<String>> = asked.iter().map(|c| c.path.clone()).collect();
-        let texts = tool.helps(&paths, program);
+        let texts = helps_in_time(tool, settings.budget.as_ref(), &paths, program);
         let mut next: Vec<Found> = Vec::new();
         for (command, text) in asked.into_iter().zip(texts) {
             let shown = command.shown();
             let last = command.path.last().map_or("", String::as_str);
+            let Some(text) = text else {
+                let time = settings
+                    .budget
+                    .as_ref()
+                    .map_or(String::new(), Budget::shown);
+                census.left_out(
+                    &shown,
+                    format!(
+                        "not surveyed: the budget ({time}) left no time to read its help; the commands an agent calls first (whoami, status, config, list, get) and one of each group were read first"
+                    ),
+                );
+                continue;
+            };
             let text = match text {
                 Ok(text) => text,
                 // The help call ran the command, or failed: the exploration run
@@ -324,12 +352,32 @@ pub(crate) fn explore(
         };
         census.left_out(&candidate.argv.join(" "), reason);
     }
+    if settings.budget.is_some() {
+        let order = first_read_order(&candidates, |c| &c.command);
+        let mut taken: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
+        candidates = order
+            .into_iter()
+            .filter_map(|at| taken[at].take())
+            .collect();
+    }
     let argvs: Vec<Vec<String>> = candidates.iter().map(|c| c.argv.clone()).collect();
     tool.phase(
         "exploration runs",
         &format!("one run of each of {} commands", argvs.len()),
     );
-    let mut runs = tool.explore(&argvs);
+    let mut runs = explore_in_time(tool, settings.budget.as_ref(), &argvs);
+    for candidate in candidates.split_off(runs.len()) {
+        let time = settings
+            .budget
+            .as_ref()
+            .map_or(String::new(), Budget::shown);
+        census.left_out(
+            &candidate.argv.join(" "),
+            format!(
+                "not surveyed: the budget ({time}) left no time for its runs; the commands an agent calls first and one of each group were surveyed first"
+            ),
+        );
+    }
     let own = tool_state(&runs);
     if !own.is_empty() {
         for run in &mut runs {
@@ -541,6 +589,25 @@ fn within_budget<T>(asked: &mut Vec<T>, budget: usize, command: impl Fn(&T) -> &
     if asked.len() <= budget {
         return Vec::new();
     }
+    let order = first_read_order(asked, command);
+    let mut kept = vec![false; asked.len()];
+    for &at in &order[..budget] {
+        kept[at] = true;
+    }
+    let mut left = Vec::new();
+    for (command, kept) in std::mem::take(asked).into_iter().zip(kept) {
+        if kept {
+            asked.push(command);
+        } else {
+            left.push(command);
+        }
+    }
+    left
+}
+
+/// The indices of `asked` in the order a budget takes them: by [`rank`], then
+/// one command of each group before a second of any, then in listed order.
+fn first_read_order<T>(asked: &[T], command: impl Fn(&T) -> &Found) -> Vec<usize> {
     // (rank, how many of that rank its group had before it, listed order)
     let mut seen: std::collections::HashMap<(&[String], u8), usize> = Default::default();
     let mut keys: Vec<(u8, usize, usize)> = Vec::with_capacity(asked.len());
@@ -555,19 +622,56 @@ fn within_budget<T>(asked: &mut Vec<T>, budget: usize, command: impl Fn(&T) -> &
     }
     let mut order: Vec<usize> = (0..asked.len()).collect();
     order.sort_by_key(|&at| keys[at]);
-    let mut kept = vec![false; asked.len()];
-    for &at in &order[..budget] {
-        kept[at] = true;
+    order
+}
+
+/// The exploration run of each of `argvs`, a few at a time under a budget: no
+/// batch starts once exploration's share of it is spent, so that the survey
+/// keeps its time. Returns the runs made, the first of `argvs` (the first batch
+/// always).
+fn explore_in_time(
+    tool: &mut dyn Tool,
+    budget: Option<&Budget>,
+    argvs: &[Vec<String>],
+) -> Vec<Explored> {
+    let Some(budget) = budget else {
+        return tool.explore(argvs);
+    };
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut runs = Vec::with_capacity(argvs.len());
+    for (at, batch) in argvs.chunks(2 * jobs.max(2)).enumerate() {
+        if at > 0 && budget.explore_left().is_zero() {
+            break;
+        }
+        runs.extend(tool.explore(batch));
     }
-    let mut left = Vec::new();
-    for (command, kept) in std::mem::take(asked).into_iter().zip(kept) {
-        if kept {
-            asked.push(command);
+    runs
+}
+
+/// The help of each of `paths`, a few calls at a time under a budget: once the
+/// help calls' share of it is spent no further batch starts, and those not read
+/// are `None`. How many calls [`readable`] allowed was estimated from the first
+/// calls; a tool whose calls slow down (workers it leaves running, a loaded
+/// machine) is held to the clock all the same. The first batch is always read.
+fn helps_in_time(
+    tool: &mut dyn Tool,
+    budget: Option<&Budget>,
+    paths: &[Vec<String>],
+    program: &str,
+) -> Vec<Option<Result<String, String>>> {
+    let Some(budget) = budget else {
+        return tool.helps(paths, program).into_iter().map(Some).collect();
+    };
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut texts = Vec::with_capacity(paths.len());
+    for (at, batch) in paths.chunks(2 * jobs.max(2)).enumerate() {
+        if at > 0 && budget.help_left().is_zero() {
+            texts.extend(batch.iter().map(|_| None));
         } else {
-            left.push(command);
+            texts.extend(tool.helps(batch, program).into_iter().map(Some));
         }
     }
-    left
+    texts
 }
 
 /// How early exploration reads a command when it cannot read them all: the
