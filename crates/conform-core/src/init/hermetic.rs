@@ -86,6 +86,10 @@ pub(crate) struct Hermetic {
     pub unsampled: Option<(std::collections::BTreeSet<crate::checks::CheckId>, String)>,
 }
 
+/// How many of its limits a run at the black hole lasts when it is not the run
+/// `network_timeout` reads (which gets the whole patience).
+const SHORT_PATIENCE: u32 = 2;
+
 impl Hermetic {
     /// The defaults for conform's environment `vars`, with the manifest's secret
     /// and token variables `declared`.
@@ -167,6 +171,12 @@ impl Hermetic {
         for run in &mut plan.runs {
             if patient && run.role.kind == RunKind::Closed && run.role.probe_index().is_some() {
                 run.spec.patience = Some(self.patience);
+            } else if self.network == Network::BlackHole && run.spec.patience.is_none() {
+                // Every other run at the black hole gets a second limit's worth: a
+                // tool whose update check gives up after 6 s (pip's, hf's) then
+                // shows its help, exit and envelope to the checks that judge
+                // them, where at the limit they could only skip.
+                run.spec.patience = Some(run.spec.limit * SHORT_PATIENCE);
             }
             if run.spec.stdin == StdinMode::Open && run.role.probe_index().is_some() {
                 run.stdin_by_design = self
