@@ -207,17 +207,10 @@ pub(crate) fn explore(
                 asked.len()
             ),
         );
-        // Read first what is read first when the clock cuts the reading short.
-        if settings.budget.is_some() {
-            let order = first_read_order(&asked, |c| c);
-            let mut taken: Vec<Option<Found>> = asked.into_iter().map(Some).collect();
-            asked = order
-                .into_iter()
-                .filter_map(|at| taken[at].take())
-                .collect();
-        }
         let paths: Vec<Vec<String>> = asked.iter().map(|c| c.path.clone()).collect();
-        let texts = helps_in_time(tool, settings.budget.as_ref(), &paths, program);
+        // Read first what is read first when the clock cuts the reading short.
+        let order = first_read_order(&asked, |c| c);
+        let texts = helps_in_time(tool, settings.budget.as_ref(), &paths, &order, program);
         let mut next: Vec<Found> = Vec::new();
         for (command, text) in asked.into_iter().zip(texts) {
             let shown = command.shown();
@@ -352,32 +345,36 @@ pub(crate) fn explore(
         };
         census.left_out(&candidate.argv.join(" "), reason);
     }
-    if settings.budget.is_some() {
-        let order = first_read_order(&candidates, |c| &c.command);
-        let mut taken: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
-        candidates = order
-            .into_iter()
-            .filter_map(|at| taken[at].take())
-            .collect();
-    }
     let argvs: Vec<Vec<String>> = candidates.iter().map(|c| c.argv.clone()).collect();
     tool.phase(
         "exploration runs",
         &format!("one run of each of {} commands", argvs.len()),
     );
-    let mut runs = explore_in_time(tool, settings.budget.as_ref(), &argvs);
-    for candidate in candidates.split_off(runs.len()) {
-        let time = settings
-            .budget
-            .as_ref()
-            .map_or(String::new(), Budget::shown);
-        census.left_out(
-            &candidate.argv.join(" "),
-            format!(
-                "not surveyed: the budget ({time}) left no time for its runs; the commands an agent calls first and one of each group were surveyed first"
-            ),
-        );
+    let order = first_read_order(&candidates, |c| &c.command);
+    let made = explore_in_time(tool, settings.budget.as_ref(), &argvs, &order);
+    let mut runs = Vec::with_capacity(made.len());
+    let mut kept = Vec::with_capacity(made.len());
+    for (candidate, run) in candidates.into_iter().zip(made) {
+        match run {
+            Some(run) => {
+                kept.push(candidate);
+                runs.push(run);
+            }
+            None => {
+                let time = settings
+                    .budget
+                    .as_ref()
+                    .map_or(String::new(), Budget::shown);
+                census.left_out(
+                    &candidate.argv.join(" "),
+                    format!(
+                        "not surveyed: the budget ({time}) left no time for its runs; the commands an agent calls first and one of each group were surveyed first"
+                    ),
+                );
+            }
+        }
     }
+    let candidates = kept;
     let own = tool_state(&runs);
     if !own.is_empty() {
         for run in &mut runs {
@@ -625,53 +622,65 @@ fn first_read_order<T>(asked: &[T], command: impl Fn(&T) -> &Found) -> Vec<usize
     order
 }
 
-/// The exploration run of each of `argvs`, a few at a time under a budget: no
-/// batch starts once exploration's share of it is spent, so that the survey
-/// keeps its time. Returns the runs made, the first of `argvs` (the first batch
-/// always).
+/// The exploration run of each of `argvs`, made a few at a time in `order` under
+/// a budget: no batch starts once exploration's share of it is spent, so that the
+/// survey keeps its time. In the order of `argvs`; `None`: not made (the first
+/// batch always is).
 fn explore_in_time(
     tool: &mut dyn Tool,
     budget: Option<&Budget>,
     argvs: &[Vec<String>],
-) -> Vec<Explored> {
+    order: &[usize],
+) -> Vec<Option<Explored>> {
     let Some(budget) = budget else {
-        return tool.explore(argvs);
+        return tool.explore(argvs).into_iter().map(Some).collect();
     };
-    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut runs = Vec::with_capacity(argvs.len());
-    for (at, batch) in argvs.chunks(2 * jobs.max(2)).enumerate() {
-        if at > 0 && budget.explore_left().is_zero() {
-            break;
-        }
-        runs.extend(tool.explore(batch));
-    }
-    runs
+    in_batches(argvs, order, |batch: &[Vec<String>], first| {
+        (first || !budget.explore_left().is_zero()).then(|| tool.explore(batch))
+    })
 }
 
-/// The help of each of `paths`, a few calls at a time under a budget: once the
-/// help calls' share of it is spent no further batch starts, and those not read
-/// are `None`. How many calls [`readable`] allowed was estimated from the first
-/// calls; a tool whose calls slow down (workers it leaves running, a loaded
-/// machine) is held to the clock all the same. The first batch is always read.
+/// The help of each of `paths`, read a few calls at a time in `order` under a
+/// budget: once the help calls' share of it is spent no further batch starts,
+/// and those not read are `None`. How many calls [`readable`] allowed was
+/// estimated from the first calls; a tool whose calls slow down (workers it
+/// leaves running, a loaded machine) is held to the clock all the same.
 fn helps_in_time(
     tool: &mut dyn Tool,
     budget: Option<&Budget>,
     paths: &[Vec<String>],
+    order: &[usize],
     program: &str,
 ) -> Vec<Option<Result<String, String>>> {
     let Some(budget) = budget else {
         return tool.helps(paths, program).into_iter().map(Some).collect();
     };
+    in_batches(paths, order, |batch: &[Vec<String>], first| {
+        (first || !budget.help_left().is_zero()).then(|| tool.helps(batch, program))
+    })
+}
+
+/// `make` on `items` taken in `order`, a few at a time (twice the CPUs, so the
+/// pool stays full), each result back in its item's place; once `make` declines a
+/// batch (`None`: out of time) the rest are `None`. `make` is told which batch is
+/// the first: that one is always made.
+fn in_batches<T>(
+    items: &[Vec<String>],
+    order: &[usize],
+    mut make: impl FnMut(&[Vec<String>], bool) -> Option<Vec<T>>,
+) -> Vec<Option<T>> {
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut texts = Vec::with_capacity(paths.len());
-    for (at, batch) in paths.chunks(2 * jobs.max(2)).enumerate() {
-        if at > 0 && budget.help_left().is_zero() {
-            texts.extend(batch.iter().map(|_| None));
-        } else {
-            texts.extend(tool.helps(batch, program).into_iter().map(Some));
+    let mut out: Vec<Option<T>> = items.iter().map(|_| None).collect();
+    for (at, indices) in order.chunks(2 * jobs.max(2)).enumerate() {
+        let batch: Vec<Vec<String>> = indices.iter().map(|&i| items[i].clone()).collect();
+        let Some(made) = make(&batch, at == 0) else {
+            break;
+        };
+        for (&i, result) in indices.iter().zip(made) {
+            out[i] = Some(result);
         }
     }
-    texts
+    out
 }
 
 /// How early exploration reads a command when it cannot read them all: the
