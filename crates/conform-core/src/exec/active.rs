@@ -13,6 +13,7 @@ use super::blackhole::{BlackHole, Recorder};
 use super::capture::Pipe;
 use super::cpu;
 use super::demand::Demand;
+use super::netns;
 use super::orphans;
 use super::process::Process;
 use super::sandbox;
@@ -38,6 +39,15 @@ pub(super) const EOF_GRACE: Duration = Duration::from_millis(250);
 pub(crate) const PARKED_AFTER: Duration = cpu::SAMPLE_EVERY.saturating_mul(10);
 /// Limits are clamped to this, so that adding one to the clock cannot overflow.
 const LONGEST_LIMIT: Duration = Duration::from_secs(365 * 24 * 60 * 60);
+
+/// A run's black hole: in a namespace of its own where this process can make
+/// one, else behind the proxy variables alone (`netns.rs` says why, once).
+fn bind_black_hole() -> std::io::Result<BlackHole> {
+    match netns::isolation() {
+        netns::Isolation::Namespace => BlackHole::bind_isolated(),
+        netns::Isolation::ProxyOnly { .. } => BlackHole::bind(),
+    }
+}
 
 /// Where a run is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,7 +136,7 @@ impl Active {
                 hole = None;
                 spec
             }
-            Network::BlackHole => match BlackHole::bind() {
+            Network::BlackHole => match bind_black_hole() {
                 Ok(bound) => {
                     let mut changed = spec.clone();
                     changed.env_set.extend(bound.env_set());
@@ -139,9 +149,7 @@ impl Active {
                     let mut record = RunRecord::new(spec);
                     record.error = Some(RunError {
                         kind: RunErrorKind::Internal,
-                        message: format!(
-                            "conform could not listen on 127.0.0.1 for the run's proxy: {err}"
-                        ),
+                        message: format!("conform could not make the run's black hole: {err}"),
                     });
                     return Err(Box::new(record));
                 }
@@ -181,7 +189,14 @@ impl Active {
             }
             None => spec,
         };
-        let spawned = match orphans::spawning(|| spawn::spawn(to_spawn, extra_env), |s| s.pid) {
+        // Into the black hole's namespace, when it has one: a child is made in the
+        // namespace of the thread that spawns it.
+        let namespace = hole.as_ref().and_then(BlackHole::namespace);
+        let spawn_here = || match namespace {
+            Some(namespace) => namespace.within(|| spawn::spawn(to_spawn, extra_env)),
+            None => spawn::spawn(to_spawn, extra_env),
+        };
+        let spawned = match orphans::spawning(spawn_here, |s| s.pid) {
             Ok(spawned) => spawned,
             Err(err) => {
                 record.error = Some(RunError {
@@ -543,6 +558,7 @@ impl Active {
             group: self.group(),
             stdin_pipe: self.stdin_pipe,
             black_hole: self.hole.as_ref().map(Recorder::port),
+            isolated: self.hole.as_ref().is_some_and(Recorder::isolated),
         });
         match waiting {
             WaitingOn::Stdin { terminal, .. } => {

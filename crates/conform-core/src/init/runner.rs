@@ -13,7 +13,6 @@ use std::cell::Cell;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::Duration;
 
 use nix::errno::Errno;
@@ -303,10 +302,7 @@ impl Runner {
     /// a pipe closed when the run is over.
     fn run_watched(&self, spec: &RunSpec) -> RunRecord {
         let stop = Cancel::new();
-        let session = Session {
-            cancel: stop.clone(),
-            scratch: Arc::clone(&self.session.scratch),
-        };
+        let session = self.session.with_cancel(stop.clone());
         let Ok((done, over)) = nix::unistd::pipe() else {
             return exec::run(spec, &self.session);
         };
