@@ -13,7 +13,6 @@ use super::blackhole::{BlackHole, Recorder};
 use super::capture::Pipe;
 use super::cpu;
 use super::demand::Demand;
-use super::netns;
 use super::orphans;
 use super::process::Process;
 use super::sandbox;
@@ -39,15 +38,6 @@ pub(super) const EOF_GRACE: Duration = Duration::from_millis(250);
 pub(crate) const PARKED_AFTER: Duration = cpu::SAMPLE_EVERY.saturating_mul(10);
 /// Limits are clamped to this, so that adding one to the clock cannot overflow.
 const LONGEST_LIMIT: Duration = Duration::from_secs(365 * 24 * 60 * 60);
-
-/// A run's black hole: in a namespace of its own where this process can make
-/// one, else behind the proxy variables alone (`netns.rs` says why, once).
-fn bind_black_hole() -> std::io::Result<BlackHole> {
-    match netns::isolation() {
-        netns::Isolation::Namespace => BlackHole::bind_isolated(),
-        netns::Isolation::ProxyOnly { .. } => BlackHole::bind(),
-    }
-}
 
 /// Where a run is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,7 +126,7 @@ impl Active {
                 hole = None;
                 spec
             }
-            Network::BlackHole => match bind_black_hole() {
+            Network::BlackHole => match BlackHole::bind_best() {
                 Ok(bound) => {
                     let mut changed = spec.clone();
                     changed.env_set.extend(bound.env_set());
@@ -189,9 +179,12 @@ impl Active {
             }
             None => spec,
         };
-        // Into the black hole's namespace, when it has one: a child is made in the
-        // namespace of the thread that spawns it.
-        let namespace = hole.as_ref().and_then(BlackHole::namespace);
+        // Into the black hole's namespace, when it has one, or the shared one the
+        // spec names: a child is made in the namespace of the thread that spawns it.
+        let namespace = hole
+            .as_ref()
+            .and_then(BlackHole::namespace)
+            .or(spec.namespace.as_deref());
         let spawn_here = || match namespace {
             Some(namespace) => namespace.within(|| spawn::spawn(to_spawn, extra_env)),
             None => spawn::spawn(to_spawn, extra_env),

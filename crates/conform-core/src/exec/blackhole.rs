@@ -27,12 +27,12 @@
 use std::io::{self, Read};
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::os::fd::{AsFd, BorrowedFd};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::netns::Namespace;
+use super::netns::{self, Isolation, Namespace};
 use super::{dns, tls};
 
 /// The ports a tool's direct connections go to, listened on inside a namespace:
@@ -70,7 +70,7 @@ pub(crate) struct BlackHole {
 /// The rest of a black hole made in a namespace.
 #[derive(Debug)]
 struct Isolated {
-    namespace: Namespace,
+    namespace: Arc<Namespace>,
     /// One listener per [`DIRECT_PORTS`] entry, at every address.
     direct: Vec<TcpListener>,
     /// The DNS responder's socket.
@@ -106,16 +106,45 @@ impl BlackHole {
             Ok((hole, direct, dns))
         })?;
         hole.isolated = Some(Isolated {
-            namespace,
+            namespace: Arc::new(namespace),
             direct,
             dns,
         });
         Ok(hole)
     }
 
+    /// A black hole in a namespace where this process can make one, else behind
+    /// the proxy variables alone (`netns.rs` says why, once).
+    pub(crate) fn bind_best() -> io::Result<BlackHole> {
+        match netns::isolation() {
+            Isolation::Namespace => BlackHole::bind_isolated(),
+            Isolation::ProxyOnly { .. } => BlackHole::bind(),
+        }
+    }
+
     /// The namespace the run's tool must be spawned in, when it has one.
     pub(crate) fn namespace(&self) -> Option<&Namespace> {
-        self.isolated.as_ref().map(|isolated| &isolated.namespace)
+        self.isolated.as_ref().map(|isolated| &*isolated.namespace)
+    }
+
+    /// The namespace, for runs that share this black hole (exploration's).
+    pub(crate) fn shared_namespace(&self) -> Option<Arc<Namespace>> {
+        self.isolated
+            .as_ref()
+            .map(|isolated| Arc::clone(&isolated.namespace))
+    }
+
+    /// Every listener's fd, to poll for a connection.
+    pub(crate) fn listener_fds(&self) -> Vec<BorrowedFd<'_>> {
+        self.listeners()
+            .map(|(listener, _)| listener.as_fd())
+            .collect()
+    }
+
+    /// The DNS responder's fd, in a namespace: readable while a query waits for
+    /// [`BlackHole::answer_dns`].
+    pub(crate) fn dns_fd(&self) -> Option<BorrowedFd<'_>> {
+        self.isolated.as_ref().map(|isolated| isolated.dns.as_fd())
     }
 
     /// The port it listens on.
@@ -126,12 +155,6 @@ impl BlackHole {
     /// Whether it is in a namespace of its own, where any address is its own.
     pub(crate) fn isolated(&self) -> bool {
         self.isolated.is_some()
-    }
-
-    /// The listening socket, readable while a connection waits to be taken: poll it
-    /// to learn at once that a tool went for the network.
-    pub(crate) fn fd(&self) -> BorrowedFd<'_> {
-        self.listener.as_fd()
     }
 
     /// Every listener: the proxy port's first, then the direct ports' (with their
@@ -148,7 +171,7 @@ impl BlackHole {
     }
 
     /// Answers every DNS query waiting, without blocking.
-    fn answer_dns(&self) {
+    pub(crate) fn answer_dns(&self) {
         let Some(isolated) = &self.isolated else {
             return;
         };
@@ -624,7 +647,7 @@ mod recording {
         // The listener's queue is read when it is readable; wait for that as the
         // reactor would.
         let mut fds = [nix::poll::PollFd::new(
-            recorder.hole.fd(),
+            recorder.hole.listener.as_fd(),
             nix::poll::PollFlags::POLLIN,
         )];
         nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(10_000u16)).expect("poll");

@@ -60,7 +60,7 @@ impl<K> Reactor<K> {
     /// the next [`Reactor::wait`].
     pub(crate) fn start(&mut self, key: K, spec: &RunSpec) {
         let kit_wait = self.kit_wait(Instant::now());
-        if spec.network == Network::BlackHole {
+        if spec.network == Network::BlackHole || spec.namespace.is_some() {
             self.session.note_black_hole();
         }
         match Active::start(spec, &self.session.scratch, kit_wait) {

@@ -59,6 +59,7 @@ fn spec(name: &str) -> RunSpec {
         sandbox: None,
         network: crate::exec::Network::Inherited,
         patience: None,
+        namespace: None,
         env_remove: Vec::new(),
     }
 }
@@ -1586,6 +1587,7 @@ fn a_run_waiting_at_the_black_hole_at_its_limit_is_let_go_on_until_it_gives_up()
     let record = held_at_the_black_hole(|limit| RunSpec {
         limit: Duration::from_secs(limit),
         patience: Some(Duration::from_secs(limit * 10)),
+        namespace: None,
         ..waits_at_the_black_hole(Some(limit * 2))
     });
     assert!(record.held_at_hole.is_some(), "{record:#?}");
@@ -1600,6 +1602,7 @@ fn a_run_still_waiting_at_the_end_of_its_patience_is_killed_and_named() {
     let record = held_at_the_black_hole(|limit| RunSpec {
         limit: Duration::from_secs(limit),
         patience: Some(Duration::from_secs(limit * 2)),
+        namespace: None,
         ..waits_at_the_black_hole(None)
     });
     assert!(record.held_at_hole.is_some(), "{record:#?}");
@@ -1613,6 +1616,7 @@ fn a_run_at_its_limit_for_another_cause_gets_no_patience() {
     let spec = RunSpec {
         limit: Duration::from_secs(1),
         patience: Some(Duration::from_secs(60)),
+        namespace: None,
         network: exec::Network::BlackHole,
         ..shell("sleep 30")
     };

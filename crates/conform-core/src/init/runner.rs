@@ -124,7 +124,7 @@ impl Runner {
         shown: String,
         session: Session,
     ) -> Result<Runner, Failure> {
-        let hole = BlackHole::bind().map_err(|e| {
+        let hole = BlackHole::bind_best().map_err(|e| {
             Failure::tool(
                 "IO_ERROR",
                 format!("cannot open the local listener that stands in for the network: {e}"),
@@ -235,6 +235,14 @@ impl Runner {
             },
             // A help call that waits on the network says nothing more by waiting.
             patience: None,
+            // Where the shared black hole has a namespace, its runs are in it: a
+            // tool that ignores the proxy variables meets it too, and what it
+            // serves is out of the host's reach.
+            namespace: if sandboxed && !own_hole && !matches!(mode, Mode::LookRefused) {
+                self.hole.shared_namespace()
+            } else {
+                None
+            },
         }
     }
 
@@ -999,10 +1007,17 @@ fn interrupted(spec: &RunSpec) -> RunRecord {
 /// cancels; returns when `done` reaches EOF, the run being over.
 fn watch(hole: &BlackHole, user: &Cancel, stop: &Cancel, done: OwnedFd) {
     loop {
-        let mut fds = vec![
-            PollFd::new(done.as_fd(), PollFlags::POLLIN),
-            PollFd::new(hole.fd(), PollFlags::POLLIN),
-        ];
+        // `done`, then the DNS responder (answered, the run goes on), then what
+        // stops the run: a listener, or the user's cancel.
+        let mut fds = vec![PollFd::new(done.as_fd(), PollFlags::POLLIN)];
+        let dns = hole.dns_fd();
+        fds.extend(dns.map(|fd| PollFd::new(fd, PollFlags::POLLIN)));
+        let stoppers = fds.len();
+        fds.extend(
+            hole.listener_fds()
+                .into_iter()
+                .map(|fd| PollFd::new(fd, PollFlags::POLLIN)),
+        );
         if let Some(wake) = user.wake_fd() {
             fds.push(PollFd::new(wake, PollFlags::POLLIN));
         }
@@ -1013,12 +1028,21 @@ fn watch(hole: &BlackHole, user: &Cancel, stop: &Cancel, done: OwnedFd) {
             Err(_) => return,
         }
         let ready = |fd: &PollFd<'_>| fd.revents().is_some_and(|r| !r.is_empty());
-        if ready(&fds[0]) {
+        if fds.first().is_some_and(ready) {
             return;
         }
-        if fds[1..].iter().any(ready) {
+        if fds
+            .get(stoppers..)
+            .is_some_and(|rest| rest.iter().any(ready))
+        {
             stop.cancel();
             return;
+        }
+        if fds
+            .get(1..stoppers)
+            .is_some_and(|dns| dns.iter().any(ready))
+        {
+            hole.answer_dns();
         }
     }
 }
@@ -1064,6 +1088,7 @@ mod tests {
             sandbox: None,
             network: exec::Network::Inherited,
             patience: None,
+            namespace: None,
             env_remove: Vec::new(),
         };
         let mut record = RunRecord::new(&spec);
