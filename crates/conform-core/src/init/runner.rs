@@ -237,11 +237,15 @@ impl Runner {
             patience: None,
             // Where the shared black hole has a namespace, its runs are in it: a
             // tool that ignores the proxy variables meets it too, and what it
-            // serves is out of the host's reach.
-            namespace: if sandboxed && !own_hole && !matches!(mode, Mode::LookRefused) {
-                self.hole.shared_namespace()
-            } else {
-                None
+            // serves is out of the host's reach. A help call that must not wait
+            // gets an empty one, where every connection is refused at once.
+            namespace: match (sandboxed, own_hole, mode) {
+                (true, _, Mode::LookRefused) => self
+                    .hole
+                    .shared_namespace()
+                    .and_then(|_| exec::Namespace::new().ok().map(std::sync::Arc::new)),
+                (true, false, _) => self.hole.shared_namespace(),
+                _ => None,
             },
         }
     }
