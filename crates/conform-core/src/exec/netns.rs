@@ -20,13 +20,9 @@
 //! conform then falls back to the proxy variables alone and says so
 //! ([`isolation`]).
 
-use std::fs::File;
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::sync::OnceLock;
-
-use nix::libc;
-use nix::sched::{setns, unshare, CloneFlags};
 
 /// Set (to anything but empty) to act as if the kernel refused namespaces: the
 /// fallback is then testable on a machine that allows them.
@@ -89,200 +85,245 @@ impl Namespace {
     /// A fresh namespace with its loopback up and every address routed to it. The
     /// calling thread is back in its own namespace on return, whatever failed.
     pub(crate) fn new() -> io::Result<Namespace> {
-        let home = own_namespace()?;
-        unshare(CloneFlags::CLONE_NEWNET).map_err(io::Error::from)?;
-        let made = own_namespace().and_then(|handle| {
-            set_up()?;
-            Ok(Namespace { handle })
-        });
-        go_back(&home)?;
-        made
+        Ok(Namespace {
+            handle: sys::create()?,
+        })
     }
 
     /// Runs `work` on this thread inside the namespace: sockets it makes and
     /// processes it spawns are the namespace's.
     pub(crate) fn within<T>(&self, work: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
+        sys::within(&self.handle, work)
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod sys {
+    use std::io;
+    use std::os::fd::OwnedFd;
+
+    /// Network namespaces are Linux's.
+    pub(super) fn create() -> io::Result<OwnedFd> {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "network namespaces are Linux's",
+        ))
+    }
+
+    pub(super) fn within<T>(_: &OwnedFd, _: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "network namespaces are Linux's",
+        ))
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod sys {
+    use std::fs::File;
+    use std::io;
+    use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
+
+    use nix::libc;
+    use nix::sched::{setns, unshare, CloneFlags};
+
+    pub(super) fn create() -> io::Result<OwnedFd> {
         let home = own_namespace()?;
-        setns(self.handle.as_fd(), CloneFlags::CLONE_NEWNET).map_err(io::Error::from)?;
+        unshare(CloneFlags::CLONE_NEWNET).map_err(io::Error::from)?;
+        let made = own_namespace().and_then(|handle| {
+            set_up()?;
+            Ok(handle)
+        });
+        go_back(&home)?;
+        made
+    }
+
+    pub(super) fn within<T>(
+        handle: &OwnedFd,
+        work: impl FnOnce() -> io::Result<T>,
+    ) -> io::Result<T> {
+        let home = own_namespace()?;
+        setns(handle.as_fd(), CloneFlags::CLONE_NEWNET).map_err(io::Error::from)?;
         let done = work();
         go_back(&home)?;
         done
     }
-}
 
-/// A handle on the calling thread's network namespace (not the process's: a
-/// thread may be elsewhere).
-fn own_namespace() -> io::Result<OwnedFd> {
-    Ok(OwnedFd::from(File::open("/proc/thread-self/ns/net")?))
-}
-
-/// Back to `home`. Failing here would leave the thread's later sockets and
-/// children in a run's namespace; the error says so, and the caller's run fails.
-fn go_back(home: &OwnedFd) -> io::Result<()> {
-    setns(home.as_fd(), CloneFlags::CLONE_NEWNET).map_err(|err| {
-        io::Error::other(format!(
-            "could not return to conform's own network namespace: {err}"
-        ))
-    })
-}
-
-/// In a fresh namespace: the loopback up, and a local route for every IPv4 and
-/// IPv6 address (`ip route add local 0.0.0.0/0 dev lo table local`), so that a
-/// connection to any address meets what listens here. IPv6 may be off in the
-/// kernel; IPv4 alone then.
-fn set_up() -> io::Result<()> {
-    loopback_up()?;
-    let netlink = Netlink::open()?;
-    netlink.add_local_default(libc::AF_INET as u8)?;
-    // Without IPv6 in the kernel there is no IPv6 address to reach either.
-    let _ = netlink.add_local_default(libc::AF_INET6 as u8);
-    Ok(())
-}
-
-/// `ip link set lo up`, through the interface ioctls.
-fn loopback_up() -> io::Result<()> {
-    let socket = raw_socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0)?;
-    // SAFETY: ifreq is plain old data; all-zero is a valid value.
-    let mut request: libc::ifreq = unsafe { std::mem::zeroed() };
-    for (slot, byte) in request.ifr_name.iter_mut().zip(b"lo\0") {
-        *slot = *byte as libc::c_char;
+    /// A handle on the calling thread's network namespace (not the process's: a
+    /// thread may be elsewhere).
+    fn own_namespace() -> io::Result<OwnedFd> {
+        Ok(OwnedFd::from(File::open("/proc/thread-self/ns/net")?))
     }
-    // SAFETY: the request names an interface and has room for its flags; the fd
-    // is a socket owned above.
-    unsafe {
-        if libc::ioctl(socket.as_raw_fd(), libc::SIOCGIFFLAGS, &mut request) < 0 {
-            return Err(io::Error::last_os_error());
+
+    /// Back to `home`. Failing here would leave the thread's later sockets and
+    /// children in a run's namespace; the error says so, and the caller's run fails.
+    fn go_back(home: &OwnedFd) -> io::Result<()> {
+        setns(home.as_fd(), CloneFlags::CLONE_NEWNET).map_err(|err| {
+            io::Error::other(format!(
+                "could not return to conform's own network namespace: {err}"
+            ))
+        })
+    }
+
+    /// In a fresh namespace: the loopback up, and a local route for every IPv4 and
+    /// IPv6 address (`ip route add local 0.0.0.0/0 dev lo table local`), so that a
+    /// connection to any address meets what listens here. IPv6 may be off in the
+    /// kernel; IPv4 alone then.
+    fn set_up() -> io::Result<()> {
+        loopback_up()?;
+        let netlink = Netlink::open()?;
+        netlink.add_local_default(libc::AF_INET as u8)?;
+        // Without IPv6 in the kernel there is no IPv6 address to reach either.
+        let _ = netlink.add_local_default(libc::AF_INET6 as u8);
+        Ok(())
+    }
+
+    /// `ip link set lo up`, through the interface ioctls.
+    fn loopback_up() -> io::Result<()> {
+        let socket = raw_socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0)?;
+        // SAFETY: ifreq is plain old data; all-zero is a valid value.
+        let mut request: libc::ifreq = unsafe { std::mem::zeroed() };
+        for (slot, byte) in request.ifr_name.iter_mut().zip(b"lo\0") {
+            *slot = *byte as libc::c_char;
         }
-        request.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
-        if libc::ioctl(socket.as_raw_fd(), libc::SIOCSIFFLAGS, &request) < 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
-
-fn raw_socket(
-    domain: libc::c_int,
-    kind: libc::c_int,
-    protocol: libc::c_int,
-) -> io::Result<OwnedFd> {
-    // SAFETY: socket(2) takes no pointers; a non-negative result is a fresh fd
-    // owned by nothing else.
-    let fd = unsafe { libc::socket(domain, kind, protocol) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: as above.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
-}
-
-/// A route netlink socket, enough to add a route and read its acknowledgement.
-struct Netlink {
-    socket: OwnedFd,
-}
-
-/// `struct nlmsghdr`, `struct rtmsg` and one `struct rtattr` with a u32, as the
-/// kernel lays them out (native endian, 4-byte aligned).
-const NLMSG_HEADER: usize = 16;
-const RTMSG: usize = 12;
-const RTA_U32: usize = 8;
-
-impl Netlink {
-    fn open() -> io::Result<Netlink> {
-        let socket = raw_socket(
-            libc::AF_NETLINK,
-            libc::SOCK_RAW | libc::SOCK_CLOEXEC,
-            libc::NETLINK_ROUTE,
-        )?;
-        Ok(Netlink { socket })
-    }
-
-    /// A local route for every address of `family` on the loopback, in the local
-    /// table.
-    fn add_local_default(&self, family: u8) -> io::Result<()> {
-        let loopback = loopback_index()?;
-        let mut message = Vec::with_capacity(NLMSG_HEADER + RTMSG + RTA_U32);
-        let length = (NLMSG_HEADER + RTMSG + RTA_U32) as u32;
-        let flags =
-            (libc::NLM_F_REQUEST | libc::NLM_F_ACK | libc::NLM_F_CREATE | libc::NLM_F_EXCL) as u16;
-        message.extend_from_slice(&length.to_ne_bytes());
-        message.extend_from_slice(&libc::RTM_NEWROUTE.to_ne_bytes());
-        message.extend_from_slice(&flags.to_ne_bytes());
-        message.extend_from_slice(&1u32.to_ne_bytes()); // sequence
-        message.extend_from_slice(&0u32.to_ne_bytes()); // port id: the kernel's
-        message.extend_from_slice(&[
-            family,
-            0, // dst_len: /0
-            0, // src_len
-            0, // tos
-            libc::RT_TABLE_LOCAL,
-            libc::RTPROT_BOOT,
-            libc::RT_SCOPE_HOST,
-            libc::RTN_LOCAL,
-        ]);
-        message.extend_from_slice(&0u32.to_ne_bytes()); // rtm_flags
-        message.extend_from_slice(&(RTA_U32 as u16).to_ne_bytes());
-        message.extend_from_slice(&libc::RTA_OIF.to_ne_bytes());
-        message.extend_from_slice(&loopback.to_ne_bytes());
-        // SAFETY: the buffer is valid for its length; a netlink socket sends to
-        // the kernel without an address.
-        let sent = unsafe {
-            libc::send(
-                self.socket.as_raw_fd(),
-                message.as_ptr().cast(),
-                message.len(),
-                0,
-            )
-        };
-        if sent < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        self.acknowledgement()
-    }
-
-    /// The kernel's answer to the request: an error message whose code is 0 on
-    /// success, else the negated errno.
-    fn acknowledgement(&self) -> io::Result<()> {
-        let mut answer = [0u8; 1024];
-        // SAFETY: the buffer is valid for its length.
-        let got = unsafe {
-            libc::recv(
-                self.socket.as_raw_fd(),
-                answer.as_mut_ptr().cast(),
-                answer.len(),
-                0,
-            )
-        };
-        let got = usize::try_from(got).map_err(|_| io::Error::last_os_error())?;
-        let word = |at: usize| -> Option<[u8; 4]> { answer.get(at..at + 4)?.try_into().ok() };
-        let kind = answer
-            .get(4..6)
-            .and_then(|b| <[u8; 2]>::try_from(b).ok())
-            .map(u16::from_ne_bytes);
-        match (kind, word(NLMSG_HEADER)) {
-            (Some(kind), Some(code))
-                if got >= NLMSG_HEADER + 4 && kind == libc::NLMSG_ERROR as u16 =>
-            {
-                match i32::from_ne_bytes(code) {
-                    0 => Ok(()),
-                    negated => Err(io::Error::from_raw_os_error(-negated)),
-                }
+        // SAFETY: the request names an interface and has room for its flags; the fd
+        // is a socket owned above.
+        unsafe {
+            if libc::ioctl(socket.as_raw_fd(), libc::SIOCGIFFLAGS, &mut request) < 0 {
+                return Err(io::Error::last_os_error());
             }
-            _ => Err(io::Error::other(
-                "the kernel's answer to a route was not understood",
-            )),
+            request.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
+            if libc::ioctl(socket.as_raw_fd(), libc::SIOCSIFFLAGS, &request) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    }
+
+    fn raw_socket(
+        domain: libc::c_int,
+        kind: libc::c_int,
+        protocol: libc::c_int,
+    ) -> io::Result<OwnedFd> {
+        // SAFETY: socket(2) takes no pointers; a non-negative result is a fresh fd
+        // owned by nothing else.
+        let fd = unsafe { libc::socket(domain, kind, protocol) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: as above.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    }
+
+    /// A route netlink socket, enough to add a route and read its acknowledgement.
+    struct Netlink {
+        socket: OwnedFd,
+    }
+
+    /// `struct nlmsghdr`, `struct rtmsg` and one `struct rtattr` with a u32, as the
+    /// kernel lays them out (native endian, 4-byte aligned).
+    const NLMSG_HEADER: usize = 16;
+    const RTMSG: usize = 12;
+    const RTA_U32: usize = 8;
+
+    impl Netlink {
+        fn open() -> io::Result<Netlink> {
+            let socket = raw_socket(
+                libc::AF_NETLINK,
+                libc::SOCK_RAW | libc::SOCK_CLOEXEC,
+                libc::NETLINK_ROUTE,
+            )?;
+            Ok(Netlink { socket })
+        }
+
+        /// A local route for every address of `family` on the loopback, in the local
+        /// table.
+        fn add_local_default(&self, family: u8) -> io::Result<()> {
+            let loopback = loopback_index()?;
+            let mut message = Vec::with_capacity(NLMSG_HEADER + RTMSG + RTA_U32);
+            let length = (NLMSG_HEADER + RTMSG + RTA_U32) as u32;
+            let flags =
+                (libc::NLM_F_REQUEST | libc::NLM_F_ACK | libc::NLM_F_CREATE | libc::NLM_F_EXCL)
+                    as u16;
+            message.extend_from_slice(&length.to_ne_bytes());
+            message.extend_from_slice(&libc::RTM_NEWROUTE.to_ne_bytes());
+            message.extend_from_slice(&flags.to_ne_bytes());
+            message.extend_from_slice(&1u32.to_ne_bytes()); // sequence
+            message.extend_from_slice(&0u32.to_ne_bytes()); // port id: the kernel's
+            message.extend_from_slice(&[
+                family,
+                0, // dst_len: /0
+                0, // src_len
+                0, // tos
+                libc::RT_TABLE_LOCAL,
+                libc::RTPROT_BOOT,
+                libc::RT_SCOPE_HOST,
+                libc::RTN_LOCAL,
+            ]);
+            message.extend_from_slice(&0u32.to_ne_bytes()); // rtm_flags
+            message.extend_from_slice(&(RTA_U32 as u16).to_ne_bytes());
+            message.extend_from_slice(&libc::RTA_OIF.to_ne_bytes());
+            message.extend_from_slice(&loopback.to_ne_bytes());
+            // SAFETY: the buffer is valid for its length; a netlink socket sends to
+            // the kernel without an address.
+            let sent = unsafe {
+                libc::send(
+                    self.socket.as_raw_fd(),
+                    message.as_ptr().cast(),
+                    message.len(),
+                    0,
+                )
+            };
+            if sent < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            self.acknowledgement()
+        }
+
+        /// The kernel's answer to the request: an error message whose code is 0 on
+        /// success, else the negated errno.
+        fn acknowledgement(&self) -> io::Result<()> {
+            let mut answer = [0u8; 1024];
+            // SAFETY: the buffer is valid for its length.
+            let got = unsafe {
+                libc::recv(
+                    self.socket.as_raw_fd(),
+                    answer.as_mut_ptr().cast(),
+                    answer.len(),
+                    0,
+                )
+            };
+            let got = usize::try_from(got).map_err(|_| io::Error::last_os_error())?;
+            let word = |at: usize| -> Option<[u8; 4]> { answer.get(at..at + 4)?.try_into().ok() };
+            let kind = answer
+                .get(4..6)
+                .and_then(|b| <[u8; 2]>::try_from(b).ok())
+                .map(u16::from_ne_bytes);
+            match (kind, word(NLMSG_HEADER)) {
+                (Some(kind), Some(code))
+                    if got >= NLMSG_HEADER + 4 && kind == libc::NLMSG_ERROR as u16 =>
+                {
+                    match i32::from_ne_bytes(code) {
+                        0 => Ok(()),
+                        negated => Err(io::Error::from_raw_os_error(-negated)),
+                    }
+                }
+                _ => Err(io::Error::other(
+                    "the kernel's answer to a route was not understood",
+                )),
+            }
         }
     }
-}
 
-/// The loopback's interface index (1 in a fresh namespace, asked all the same).
-fn loopback_index() -> io::Result<u32> {
-    // SAFETY: a NUL-terminated literal.
-    let index = unsafe { libc::if_nametoindex(c"lo".as_ptr()) };
-    if index == 0 {
-        return Err(io::Error::last_os_error());
+    /// The loopback's interface index (1 in a fresh namespace, asked all the same).
+    fn loopback_index() -> io::Result<u32> {
+        // SAFETY: a NUL-terminated literal.
+        let index = unsafe { libc::if_nametoindex(c"lo".as_ptr()) };
+        if index == 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(index)
     }
-    Ok(index)
 }
 
 #[cfg(test)]
