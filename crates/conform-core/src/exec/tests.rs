@@ -1541,6 +1541,40 @@ fn a_connection_to_the_black_hole_is_named_by_the_host_asked_for() {
 }
 
 #[test]
+fn in_a_namespace_a_direct_connection_by_name_is_held_and_named_by_its_server_name() {
+    if *super::netns::isolation() != super::netns::Isolation::Namespace {
+        eprintln!("skipped: no network namespace here");
+        return;
+    }
+    // No proxy: resolved through the namespace's DNS responder, connected
+    // straight to 443, a ClientHello naming its host sent, and an answer awaited.
+    let hello = super::tls::tests::client_hello("api.direct.example");
+    let script = format!(
+        "import socket\n\
+         c = socket.create_connection(('api.direct.example', 443))\n\
+         c.sendall(bytes({hello:?}))\n\
+         print('ready', flush=True)\n\
+         c.recv(1)"
+    );
+    let spec = RunSpec {
+        network: exec::Network::BlackHole,
+        ..python(&script)
+    };
+    let record = at_limit_when(&spec, printed("ready"));
+    assert_eq!(record.waiting_on, Some(exec::WaitingOn::BlackHole));
+    let hosts: Vec<_> = record
+        .proxy_requests
+        .iter()
+        .map(|r| (r.host.as_deref(), r.port))
+        .collect();
+    assert_eq!(
+        hosts,
+        [(Some("api.direct.example"), Some(443))],
+        "{record:?}"
+    );
+}
+
+#[test]
 fn a_run_that_exits_in_time_says_nothing_of_a_wait() {
     let (record, _) = run(&shell("echo hi"));
     assert_eq!(record.exit, Exit::Code(0));
