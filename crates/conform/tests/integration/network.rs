@@ -197,3 +197,18 @@ fn what_a_probe_serves_is_not_reachable_from_the_host() {
     assert_eq!(envelope["meta"]["network"], "proxy variables only");
     assert!(reachable, "without a namespace the server is on the host");
 }
+
+#[test]
+fn init_says_how_its_exploration_was_kept_from_the_network() {
+    let (_, stdout, stderr) = conform_with(
+        &["init", "--from-help", "--", "./serving"],
+        &[("CONFORM_TEST_NO_NETNS", "1")],
+    );
+    let envelope: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("not one envelope ({e}): {stdout}\n{stderr}"));
+    assert_eq!(
+        envelope["meta"]["network"], "proxy variables only",
+        "{:#}",
+        envelope["meta"]
+    );
+}
