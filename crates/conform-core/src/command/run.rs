@@ -351,6 +351,10 @@ pub(super) fn execute(
         return report_not_written(message, &results, &sources, json_output, style, started);
     }
     let network = config.session.network_isolation();
+    if let Some(crate::exec::Isolation::ProxyOnly { reason }) = network {
+        // Why, once, beside the report's summary that says what it means.
+        eprintln!("conform: warning: no network namespace for the runs at the black hole ({reason}): proxy variables only");
+    }
     let written = if json_output {
         let mut document = render_run::to_envelope(&results, elapsed_ms(started));
         if let Some(meta) = document.get_mut("meta").and_then(Value::as_object_mut) {

@@ -63,7 +63,7 @@ use std::time::Duration;
 pub(crate) use blackhole::{BlackHole, ProxyRequest};
 pub(crate) use farm::LOG_VAR as SENTINEL_LOG_VAR;
 pub(crate) use holders::PipeHolder;
-pub(crate) use netns::{isolation, Namespace};
+pub(crate) use netns::{isolation, Isolation, Namespace};
 pub(crate) use nix::sys::signal::Signal;
 pub use orphans::Orphan;
 pub(crate) use orphans::{

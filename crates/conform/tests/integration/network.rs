@@ -124,6 +124,12 @@ fn without_a_namespace_every_report_says_the_proxy_variables_alone_were_used() {
         "{:#}",
         envelope["meta"]
     );
+    assert!(
+        stderr.contains(
+            "no network namespace for the runs at the black hole (CONFORM_TEST_NO_NETNS is set)"
+        ),
+        "the warning says why: {stderr}"
+    );
     // Behind the proxy variables alone, undici went to DNS and failed at once:
     // nothing reached the black hole, the gap the namespace closes.
     let judged = network_timeout(&envelope);
