@@ -485,6 +485,7 @@ mod tests {
                 sandbox: None,
                 network: crate::exec::Network::Inherited,
                 patience: None,
+                namespace: None,
             },
             after,
             gate,

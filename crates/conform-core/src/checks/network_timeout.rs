@@ -1,7 +1,9 @@
 //! `network_timeout`: a call that goes to the network ends on its own when the
 //! network never answers, with an error an agent can act on (REQ-F-011, REQ-F-012,
 //! REQ-C-012). Every read probe runs with every proxy variable at a black hole that
-//! records what each connection asks for and never answers; no manifest is needed.
+//! records what each connection asks for and never answers (in a network namespace
+//! where every connection ends there, where the machine allows one: `exec/netns.rs`);
+//! no manifest is needed.
 //! A run that never reached the listener shows nothing about the network.
 
 use std::time::Duration;

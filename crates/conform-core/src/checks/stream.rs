@@ -337,6 +337,7 @@ mod tests {
                 sandbox: None,
                 network: crate::exec::Network::Inherited,
                 patience: None,
+                namespace: None,
                 env_remove: Vec::new(),
             },
             after: vec![],

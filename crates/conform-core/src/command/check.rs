@@ -857,9 +857,9 @@ fn summary(
     text.push_str(&format!(
         "Hermetic: isolated sandbox, scratch working directory, network {}, {}\n",
         if hermetic.network == Network::BlackHole {
-            "at a black hole"
+            format!("at a black hole ({})", crate::exec::isolation().label())
         } else {
-            "inherited (--network inherit)"
+            "inherited (--network inherit)".to_string()
         },
         if hermetic.unset.is_empty() {
             "no credential variable to unset".to_string()

@@ -31,6 +31,10 @@ pub fn init(request: &Request, out: &Output) -> ExitStatus {
             let mut document =
                 envelope(ExitStatus::Success, outcome.data, None, elapsed_ms(started));
             document["warnings"] = warnings;
+            // Exploration's runs were at the black hole: how they were kept there.
+            if let Some(meta) = document.get_mut("meta").and_then(Value::as_object_mut) {
+                meta.insert("network".into(), json!(crate::exec::isolation().label()));
+            }
             emit_json(&document)
         }
         Ok(outcome) => emit(&outcome.text),

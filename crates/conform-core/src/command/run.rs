@@ -350,8 +350,18 @@ pub(super) fn execute(
         let message = report_errors.join("; ");
         return report_not_written(message, &results, &sources, json_output, style, started);
     }
+    let network = config.session.network_isolation();
+    if let Some(crate::exec::Isolation::ProxyOnly { reason }) = network {
+        // Why, once, beside the report's summary that says what it means.
+        eprintln!("conform: warning: no network namespace for the runs at the black hole ({reason}): proxy variables only");
+    }
     let written = if json_output {
         let mut document = render_run::to_envelope(&results, elapsed_ms(started));
+        if let Some(meta) = document.get_mut("meta").and_then(Value::as_object_mut) {
+            if let Some(network) = network {
+                meta.insert("network".into(), json!(network.label()));
+            }
+        }
         if let Some(reason) = &stopped {
             note_stopped(&mut document, reason);
         }
@@ -363,7 +373,8 @@ pub(super) fn execute(
         }
         emit_json(&document)
     } else {
-        let mut text = render_run::to_text(&results, &sources, style);
+        let summary = network.map(|network| network.summary());
+        let mut text = render_run::to_text_with(&results, &sources, style, summary.as_deref());
         if let Some(by) = partial {
             text.push_str(&format!(
                 "\n{} {}: the checks whose runs were all made are judged, the others skipped.\n",

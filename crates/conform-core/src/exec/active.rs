@@ -126,7 +126,7 @@ impl Active {
                 hole = None;
                 spec
             }
-            Network::BlackHole => match BlackHole::bind() {
+            Network::BlackHole => match BlackHole::bind_best() {
                 Ok(bound) => {
                     let mut changed = spec.clone();
                     changed.env_set.extend(bound.env_set());
@@ -139,9 +139,7 @@ impl Active {
                     let mut record = RunRecord::new(spec);
                     record.error = Some(RunError {
                         kind: RunErrorKind::Internal,
-                        message: format!(
-                            "conform could not listen on 127.0.0.1 for the run's proxy: {err}"
-                        ),
+                        message: format!("conform could not make the run's black hole: {err}"),
                     });
                     return Err(Box::new(record));
                 }
@@ -181,7 +179,17 @@ impl Active {
             }
             None => spec,
         };
-        let spawned = match orphans::spawning(|| spawn::spawn(to_spawn, extra_env), |s| s.pid) {
+        // Into the black hole's namespace, when it has one, or the shared one the
+        // spec names: a child is made in the namespace of the thread that spawns it.
+        let namespace = hole
+            .as_ref()
+            .and_then(BlackHole::namespace)
+            .or(spec.namespace.as_deref());
+        let spawn_here = || match namespace {
+            Some(namespace) => namespace.within(|| spawn::spawn(to_spawn, extra_env)),
+            None => spawn::spawn(to_spawn, extra_env),
+        };
+        let spawned = match orphans::spawning(spawn_here, |s| s.pid) {
             Ok(spawned) => spawned,
             Err(err) => {
                 record.error = Some(RunError {
@@ -543,6 +551,7 @@ impl Active {
             group: self.group(),
             stdin_pipe: self.stdin_pipe,
             black_hole: self.hole.as_ref().map(Recorder::port),
+            isolated: self.hole.as_ref().is_some_and(Recorder::isolated),
         });
         match waiting {
             WaitingOn::Stdin { terminal, .. } => {

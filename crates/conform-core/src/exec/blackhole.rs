@@ -16,14 +16,31 @@
 //! arrived yet, reads what is there (never more than [`HEAD_LIMIT`] bytes, never
 //! waiting), and keeps the `CONNECT host:port` target, or the request line's URL
 //! and `Host` header. Still nothing is answered.
+//!
+//! Where the kernel allows, the black hole is made in the run's own network
+//! namespace (`netns.rs`), and then also listens on the ports tools connect to
+//! directly ([`DIRECT_PORTS`], at every address, since every address is local
+//! there) and answers DNS (`dns.rs`): a tool that ignores the proxy variables
+//! meets it too. A direct connection names its host by its TLS server name
+//! (`tls.rs`) or its `Host` header.
 
 use std::io::{self, Read};
-use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::os::fd::{AsFd, BorrowedFd};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
+
+use super::netns::{self, Isolation, Namespace};
+use super::{dns, tls};
+
+/// The ports a tool's direct connections go to, listened on inside a namespace:
+/// HTTP, HTTPS, their common alternates, and a proxy's.
+pub(crate) const DIRECT_PORTS: &[u16] = &[80, 443, 8080, 8443, 3128];
+
+/// Where DNS queries arrive inside a namespace.
+const DNS_PORT: u16 = 53;
 
 /// Proxy variables set to the black hole, in both spellings tools read.
 pub(crate) const PROXY_VARS: &[&str] = &[
@@ -45,6 +62,19 @@ pub(crate) struct BlackHole {
     port: u16,
     /// Accepted connections, held open and never read or written.
     held: Mutex<Vec<TcpStream>>,
+    /// The run's namespace and what listens in it besides the proxy port; `None`
+    /// for the proxy variables alone.
+    isolated: Option<Isolated>,
+}
+
+/// The rest of a black hole made in a namespace.
+#[derive(Debug)]
+struct Isolated {
+    namespace: Arc<Namespace>,
+    /// One listener per [`DIRECT_PORTS`] entry, at every address.
+    direct: Vec<TcpListener>,
+    /// The DNS responder's socket.
+    dns: UdpSocket,
 }
 
 impl BlackHole {
@@ -57,7 +87,64 @@ impl BlackHole {
             listener,
             port,
             held: Mutex::new(Vec::new()),
+            isolated: None,
         })
+    }
+
+    /// A black hole in a network namespace of its own: the proxy listener on its
+    /// 127.0.0.1, the direct ports at every address, and the DNS responder.
+    pub(crate) fn bind_isolated() -> io::Result<BlackHole> {
+        let namespace = Namespace::new()?;
+        let (mut hole, direct, dns) = namespace.within(|| {
+            let hole = BlackHole::bind()?;
+            let direct = DIRECT_PORTS
+                .iter()
+                .map(|&port| listen_everywhere(port))
+                .collect::<io::Result<Vec<_>>>()?;
+            let dns = bind_everywhere(DNS_PORT, UdpSocket::bind)?;
+            dns.set_nonblocking(true)?;
+            Ok((hole, direct, dns))
+        })?;
+        hole.isolated = Some(Isolated {
+            namespace: Arc::new(namespace),
+            direct,
+            dns,
+        });
+        Ok(hole)
+    }
+
+    /// A black hole in a namespace where this process can make one, else behind
+    /// the proxy variables alone (`netns.rs` says why, once).
+    pub(crate) fn bind_best() -> io::Result<BlackHole> {
+        match netns::isolation() {
+            Isolation::Namespace => BlackHole::bind_isolated(),
+            Isolation::ProxyOnly { .. } => BlackHole::bind(),
+        }
+    }
+
+    /// The namespace the run's tool must be spawned in, when it has one.
+    pub(crate) fn namespace(&self) -> Option<&Namespace> {
+        self.isolated.as_ref().map(|isolated| &*isolated.namespace)
+    }
+
+    /// The namespace, for runs that share this black hole (exploration's).
+    pub(crate) fn shared_namespace(&self) -> Option<Arc<Namespace>> {
+        self.isolated
+            .as_ref()
+            .map(|isolated| Arc::clone(&isolated.namespace))
+    }
+
+    /// Every listener's fd, to poll for a connection.
+    pub(crate) fn listener_fds(&self) -> Vec<BorrowedFd<'_>> {
+        self.listeners()
+            .map(|(listener, _)| listener.as_fd())
+            .collect()
+    }
+
+    /// The DNS responder's fd, in a namespace: readable while a query waits for
+    /// [`BlackHole::answer_dns`].
+    pub(crate) fn dns_fd(&self) -> Option<BorrowedFd<'_>> {
+        self.isolated.as_ref().map(|isolated| isolated.dns.as_fd())
     }
 
     /// The port it listens on.
@@ -65,10 +152,42 @@ impl BlackHole {
         self.port
     }
 
-    /// The listening socket, readable while a connection waits to be taken: poll it
-    /// to learn at once that a tool went for the network.
-    pub(crate) fn fd(&self) -> BorrowedFd<'_> {
-        self.listener.as_fd()
+    /// Whether it is in a namespace of its own, where any address is its own.
+    pub(crate) fn isolated(&self) -> bool {
+        self.isolated.is_some()
+    }
+
+    /// Every listener: the proxy port's first, then the direct ports' (with their
+    /// port), in a namespace.
+    fn listeners(&self) -> impl Iterator<Item = (&TcpListener, Option<u16>)> {
+        let direct = self.isolated.iter().flat_map(|isolated| {
+            isolated
+                .direct
+                .iter()
+                .zip(DIRECT_PORTS)
+                .map(|(listener, &port)| (listener, Some(port)))
+        });
+        std::iter::once((&self.listener, None)).chain(direct)
+    }
+
+    /// Answers every DNS query waiting, without blocking.
+    pub(crate) fn answer_dns(&self) {
+        let Some(isolated) = &self.isolated else {
+            return;
+        };
+        let mut query = [0u8; 512];
+        loop {
+            match isolated.dns.recv_from(&mut query) {
+                Ok((n, from)) => {
+                    if let Some(reply) = query.get(..n).and_then(dns::answer) {
+                        // A full socket buffer loses the answer; the client asks again.
+                        let _ = isolated.dns.send_to(&reply, from);
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            }
+        }
     }
 
     /// `http://127.0.0.1:PORT`, the value of every proxy variable.
@@ -107,20 +226,37 @@ impl BlackHole {
             .held
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        loop {
-            match self.listener.accept() {
-                Ok((stream, _)) => {
-                    taken += 1;
-                    held.push(stream);
+        self.answer_dns();
+        for (listener, _) in self.listeners() {
+            loop {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        taken += 1;
+                        held.push(stream);
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    // WouldBlock: nothing more queued. Any other error (out of file
+                    // descriptors) ends the count too; what was counted stands.
+                    Err(_) => break,
                 }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                // WouldBlock: nothing more queued. Any other error (out of file
-                // descriptors) ends the count too; what was counted stands.
-                Err(_) => break,
             }
         }
         taken
     }
+}
+
+/// A non-blocking listener on `port` at every address: IPv6 and IPv4 at once,
+/// or IPv4 alone where the kernel has no IPv6.
+fn listen_everywhere(port: u16) -> io::Result<TcpListener> {
+    let listener = bind_everywhere(port, TcpListener::bind)?;
+    listener.set_nonblocking(true)?;
+    Ok(listener)
+}
+
+fn bind_everywhere<S>(port: u16, bind: impl Fn(SocketAddr) -> io::Result<S>) -> io::Result<S> {
+    // A fresh namespace has `bindv6only` off: `[::]` takes IPv4 too.
+    bind(SocketAddr::from((Ipv6Addr::UNSPECIFIED, port)))
+        .or_else(|_| bind(SocketAddr::from((Ipv4Addr::UNSPECIFIED, port))))
 }
 
 /// The most of a request head read from one connection: a request line and its
@@ -153,6 +289,8 @@ fn millis<S: serde::Serializer>(at: &Duration, serializer: S) -> Result<S::Ok, S
 #[derive(Debug)]
 struct Peer {
     stream: TcpStream,
+    /// The port it connected to when that is a direct one (not the proxy's).
+    direct: Option<u16>,
     head: Vec<u8>,
     at: Duration,
     /// Still waiting for the end of the head (and so polled).
@@ -191,7 +329,7 @@ impl Peer {
     }
 
     fn request(&self) -> ProxyRequest {
-        let (host, port, path) = parse_head(&self.head);
+        let (host, port, path) = parse_head(&self.head, self.direct);
         ProxyRequest {
             host,
             port,
@@ -229,11 +367,23 @@ impl Recorder {
         self.hole.port()
     }
 
-    /// The fds to poll: the listener (`None`), and each connection still sending
-    /// its head (`Some(index)`).
+    /// Whether its black hole is in a namespace of its own.
+    pub(crate) fn isolated(&self) -> bool {
+        self.hole.isolated()
+    }
+
+    /// The fds to poll: the listeners and the DNS responder (`None`), and each
+    /// connection still sending its head (`Some(index)`).
     pub(crate) fn sources(&self) -> impl Iterator<Item = (Option<usize>, BorrowedFd<'_>)> {
-        let listener = self.listening.then(|| (None, self.hole.fd()));
-        listener.into_iter().chain(
+        let listening = self.listening.then_some(&self.hole).into_iter();
+        let listeners = listening.flat_map(|hole| {
+            let dns = hole.isolated.iter().map(|isolated| isolated.dns.as_fd());
+            hole.listeners()
+                .map(|(listener, _)| listener.as_fd())
+                .chain(dns)
+                .map(|fd| (None, fd))
+        });
+        listeners.chain(
             self.peers
                 .iter()
                 .enumerate()
@@ -242,32 +392,14 @@ impl Recorder {
         )
     }
 
-    /// The listener is readable: takes every queued connection and reads what each
-    /// has sent so far.
+    /// A listener or the DNS responder is readable: answers every query, takes
+    /// every queued connection and reads what each has sent so far.
     pub(crate) fn accept(&mut self) {
-        loop {
-            match self.hole.listener.accept() {
-                Ok((stream, _)) => {
-                    let at = self.started.elapsed();
-                    // A blocking connection would stall the reactor on a slow
-                    // client; one that cannot be made non-blocking is held unread.
-                    let reading = stream.set_nonblocking(true).is_ok();
-                    let mut peer = Peer {
-                        stream,
-                        head: Vec::new(),
-                        at,
-                        reading,
-                        closed: false,
-                    };
-                    peer.read();
-                    self.peers.push(peer);
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(_) => {
-                    self.listening = false;
-                    break;
-                }
+        self.hole.answer_dns();
+        let listeners: Vec<(&TcpListener, Option<u16>)> = self.hole.listeners().collect();
+        for (listener, direct) in listeners {
+            if !accept_from(listener, direct, self.started, &mut self.peers) {
+                self.listening = false;
             }
         }
     }
@@ -290,14 +422,56 @@ impl Recorder {
     }
 }
 
-/// The head ends at its first blank line.
+/// Takes every connection queued on `listener` into `peers`; false when
+/// accepting failed for another reason than an empty queue.
+fn accept_from(
+    listener: &TcpListener,
+    direct: Option<u16>,
+    started: Instant,
+    peers: &mut Vec<Peer>,
+) -> bool {
+    loop {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                let at = started.elapsed();
+                // A blocking connection would stall the reactor on a slow
+                // client; one that cannot be made non-blocking is held unread.
+                let reading = stream.set_nonblocking(true).is_ok();
+                let mut peer = Peer {
+                    stream,
+                    direct,
+                    head: Vec::new(),
+                    at,
+                    reading,
+                    closed: false,
+                };
+                peer.read();
+                peers.push(peer);
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
+            Err(_) => return false,
+        }
+    }
+}
+
+/// The head ends at its first blank line; a TLS ClientHello with its record.
 fn head_complete(head: &[u8]) -> bool {
+    if head.first() == Some(&tls::HANDSHAKE) {
+        return tls::record_complete(head, HEAD_LIMIT);
+    }
     head.windows(4).any(|w| w == b"\r\n\r\n") || head.windows(2).any(|w| w == b"\n\n")
 }
 
 /// Host, port and path from a request head: `CONNECT host:port`, an absolute URL
-/// (what a client sends a proxy), or a path with a `Host` header.
-fn parse_head(head: &[u8]) -> (Option<String>, Option<u16>, Option<String>) {
+/// (what a client sends a proxy), or a path with a `Host` header; on a direct
+/// port (`direct`), also a TLS ClientHello's server name.
+fn parse_head(head: &[u8], direct: Option<u16>) -> (Option<String>, Option<u16>, Option<String>) {
+    if head.first() == Some(&tls::HANDSHAKE) {
+        let host = tls::server_name(head);
+        let port = host.is_some().then_some(direct.unwrap_or(443));
+        return (host, port, None);
+    }
     let text = String::from_utf8_lossy(head);
     let mut lines = text.lines().map(|line| line.trim_end_matches('\r'));
     let request_line = lines.next().unwrap_or_default();
@@ -336,7 +510,7 @@ fn parse_head(head: &[u8]) -> (Option<String>, Option<u16>, Option<String>) {
             .then(|| value.trim())
     });
     let (host, port) = match host_header {
-        Some(authority) => split_authority(authority, Some(80)),
+        Some(authority) => split_authority(authority, Some(direct.unwrap_or(80))),
         None => (None, None),
     };
     (host, port, Some(target.to_string()))
@@ -419,7 +593,7 @@ mod recording {
     use std::io::Write;
 
     fn parsed(head: &str) -> (Option<String>, Option<u16>, Option<String>) {
-        parse_head(head.as_bytes())
+        parse_head(head.as_bytes(), None)
     }
 
     fn some(
@@ -473,7 +647,7 @@ mod recording {
         // The listener's queue is read when it is readable; wait for that as the
         // reactor would.
         let mut fds = [nix::poll::PollFd::new(
-            recorder.hole.fd(),
+            recorder.hole.listener.as_fd(),
             nix::poll::PollFlags::POLLIN,
         )];
         nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(10_000u16)).expect("poll");

@@ -38,9 +38,11 @@ mod blackhole;
 mod capture;
 mod cpu;
 mod demand;
+mod dns;
 mod farm;
 mod holders;
 mod janitor;
+mod netns;
 mod orphans;
 mod process;
 mod reactor;
@@ -49,16 +51,19 @@ mod session;
 mod spawn;
 #[cfg(test)]
 mod tests;
+mod tls;
 mod toolchain;
 mod trigger;
 mod waiting;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub(crate) use blackhole::{BlackHole, ProxyRequest};
 pub(crate) use farm::LOG_VAR as SENTINEL_LOG_VAR;
 pub(crate) use holders::PipeHolder;
+pub(crate) use netns::{isolation, Isolation, Namespace};
 pub(crate) use nix::sys::signal::Signal;
 pub use orphans::Orphan;
 pub(crate) use orphans::{
@@ -235,6 +240,9 @@ pub(crate) struct RunSpec {
     /// (`None`: it is stopped at the limit like any other): a tool that gives up on
     /// an unanswered call by itself shows when, which `network_timeout` judges.
     pub patience: Option<Duration>,
+    /// Spawned in this network namespace, a shared black hole's (exploration's),
+    /// when the run has no black hole of its own.
+    pub namespace: Option<Arc<Namespace>>,
 }
 
 /// How long a run held at the black hole is let go on past its limit, in all: long

@@ -10,7 +10,7 @@ use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use super::active::{Active, Source};
 use super::cpu;
-use super::{RunRecord, RunSpec, Session};
+use super::{Network, RunRecord, RunSpec, Session};
 
 /// The wait between looks at a process whose exit cannot be polled (no pidfd).
 const FALLBACK_WAIT: Duration = Duration::from_millis(5);
@@ -60,6 +60,9 @@ impl<K> Reactor<K> {
     /// the next [`Reactor::wait`].
     pub(crate) fn start(&mut self, key: K, spec: &RunSpec) {
         let kit_wait = self.kit_wait(Instant::now());
+        if spec.network == Network::BlackHole || spec.namespace.is_some() {
+            self.session.note_black_hole();
+        }
         match Active::start(spec, &self.session.scratch, kit_wait) {
             Ok(mut active) => {
                 if self.cancelled || self.session.cancel.is_cancelled() {

@@ -7,13 +7,14 @@ use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use nix::fcntl::OFlag;
 
 use super::farm::Farm;
 use super::janitor::{Discard, Janitor};
+use super::netns::Isolation;
 use super::sandbox::remove_tree;
 use crate::exit::ExitStatus;
 
@@ -25,6 +26,8 @@ const BUDGET_ENDED: u8 = 1;
 pub(crate) struct Session {
     pub(crate) cancel: Cancel,
     pub(crate) scratch: Arc<Scratch>,
+    /// Set once a run was put at the black hole: the report then says how.
+    at_black_hole: Arc<AtomicBool>,
 }
 
 impl Session {
@@ -32,7 +35,29 @@ impl Session {
         Session {
             cancel,
             scratch: Arc::default(),
+            at_black_hole: Arc::default(),
         }
+    }
+
+    /// The same session under another cancel: a run that may be stopped alone.
+    pub(crate) fn with_cancel(&self, cancel: Cancel) -> Session {
+        Session {
+            cancel,
+            ..self.clone()
+        }
+    }
+
+    /// Notes that a run was put at the black hole.
+    pub(crate) fn note_black_hole(&self) {
+        self.at_black_hole.store(true, Ordering::Relaxed);
+    }
+
+    /// How the runs at the black hole were kept from the network, once there were
+    /// any: what every report of them must say.
+    pub(crate) fn network_isolation(&self) -> Option<&'static Isolation> {
+        self.at_black_hole
+            .load(Ordering::Relaxed)
+            .then(super::netns::isolation)
     }
 
     pub(crate) fn cancel(&self) -> &Cancel {

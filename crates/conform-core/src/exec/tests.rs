@@ -59,6 +59,7 @@ fn spec(name: &str) -> RunSpec {
         sandbox: None,
         network: crate::exec::Network::Inherited,
         patience: None,
+        namespace: None,
         env_remove: Vec::new(),
     }
 }
@@ -1540,6 +1541,40 @@ fn a_connection_to_the_black_hole_is_named_by_the_host_asked_for() {
 }
 
 #[test]
+fn in_a_namespace_a_direct_connection_by_name_is_held_and_named_by_its_server_name() {
+    if *super::netns::isolation() != super::netns::Isolation::Namespace {
+        eprintln!("skipped: no network namespace here");
+        return;
+    }
+    // No proxy: resolved through the namespace's DNS responder, connected
+    // straight to 443, a ClientHello naming its host sent, and an answer awaited.
+    let hello = super::tls::tests::client_hello("api.direct.example");
+    let script = format!(
+        "import socket\n\
+         c = socket.create_connection(('api.direct.example', 443))\n\
+         c.sendall(bytes({hello:?}))\n\
+         print('ready', flush=True)\n\
+         c.recv(1)"
+    );
+    let spec = RunSpec {
+        network: exec::Network::BlackHole,
+        ..python(&script)
+    };
+    let record = at_limit_when(&spec, printed("ready"));
+    assert_eq!(record.waiting_on, Some(exec::WaitingOn::BlackHole));
+    let hosts: Vec<_> = record
+        .proxy_requests
+        .iter()
+        .map(|r| (r.host.as_deref(), r.port))
+        .collect();
+    assert_eq!(
+        hosts,
+        [(Some("api.direct.example"), Some(443))],
+        "{record:?}"
+    );
+}
+
+#[test]
 fn a_run_that_exits_in_time_says_nothing_of_a_wait() {
     let (record, _) = run(&shell("echo hi"));
     assert_eq!(record.exit, Exit::Code(0));
@@ -1586,6 +1621,7 @@ fn a_run_waiting_at_the_black_hole_at_its_limit_is_let_go_on_until_it_gives_up()
     let record = held_at_the_black_hole(|limit| RunSpec {
         limit: Duration::from_secs(limit),
         patience: Some(Duration::from_secs(limit * 10)),
+        namespace: None,
         ..waits_at_the_black_hole(Some(limit * 2))
     });
     assert!(record.held_at_hole.is_some(), "{record:#?}");
@@ -1600,6 +1636,7 @@ fn a_run_still_waiting_at_the_end_of_its_patience_is_killed_and_named() {
     let record = held_at_the_black_hole(|limit| RunSpec {
         limit: Duration::from_secs(limit),
         patience: Some(Duration::from_secs(limit * 2)),
+        namespace: None,
         ..waits_at_the_black_hole(None)
     });
     assert!(record.held_at_hole.is_some(), "{record:#?}");
@@ -1613,6 +1650,7 @@ fn a_run_at_its_limit_for_another_cause_gets_no_patience() {
     let spec = RunSpec {
         limit: Duration::from_secs(1),
         patience: Some(Duration::from_secs(60)),
+        namespace: None,
         network: exec::Network::BlackHole,
         ..shell("sleep 30")
     };

@@ -21,7 +21,7 @@ use std::fs::File;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::os::unix::fs::FileExt;
 
-use super::blackhole::ProxyRequest;
+use super::blackhole::{ProxyRequest, DIRECT_PORTS};
 
 /// What a run's processes were blocked on at its limit, most telling first: the
 /// first a process of the group shows is what the run waited on.
@@ -160,6 +160,9 @@ pub(super) struct Run {
     pub stdin_pipe: Option<u64>,
     /// The port of the run's black-hole listener, when it has one.
     pub black_hole: Option<u16>,
+    /// The run is in a namespace of its own, where the black hole also listens on
+    /// the direct ports at every address.
+    pub isolated: bool,
 }
 
 /// What the live processes of `run`'s group are blocked on, most telling first.
@@ -527,6 +530,11 @@ impl Reader<'_> {
         }
         let remote = socket.remote;
         if Some(remote.port()) == self.run.black_hole && remote.ip().to_canonical().is_loopback() {
+            return WaitingOn::BlackHole;
+        }
+        // Inside, every address is local: a connection that stays open on a
+        // direct port is one the black hole took.
+        if self.run.isolated && DIRECT_PORTS.contains(&remote.port()) {
             return WaitingOn::BlackHole;
         }
         WaitingOn::Network {

@@ -374,6 +374,7 @@ mod tests {
             sandbox: None,
             network: Network::Inherited,
             patience: None,
+            namespace: None,
         };
         let planned = |kind, stdin| PlannedRun {
             label: "unknown flag".into(),

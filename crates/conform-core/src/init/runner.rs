@@ -13,7 +13,6 @@ use std::cell::Cell;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::Duration;
 
 use nix::errno::Errno;
@@ -125,7 +124,7 @@ impl Runner {
         shown: String,
         session: Session,
     ) -> Result<Runner, Failure> {
-        let hole = BlackHole::bind().map_err(|e| {
+        let hole = BlackHole::bind_best().map_err(|e| {
             Failure::tool(
                 "IO_ERROR",
                 format!("cannot open the local listener that stands in for the network: {e}"),
@@ -236,6 +235,18 @@ impl Runner {
             },
             // A help call that waits on the network says nothing more by waiting.
             patience: None,
+            // Where the shared black hole has a namespace, its runs are in it: a
+            // tool that ignores the proxy variables meets it too, and what it
+            // serves is out of the host's reach. A help call that must not wait
+            // gets an empty one, where every connection is refused at once.
+            namespace: match (sandboxed, own_hole, mode) {
+                (true, _, Mode::LookRefused) => self
+                    .hole
+                    .shared_namespace()
+                    .and_then(|_| exec::Namespace::new().ok().map(std::sync::Arc::new)),
+                (true, false, _) => self.hole.shared_namespace(),
+                _ => None,
+            },
         }
     }
 
@@ -303,10 +314,7 @@ impl Runner {
     /// a pipe closed when the run is over.
     fn run_watched(&self, spec: &RunSpec) -> RunRecord {
         let stop = Cancel::new();
-        let session = Session {
-            cancel: stop.clone(),
-            scratch: Arc::clone(&self.session.scratch),
-        };
+        let session = self.session.with_cancel(stop.clone());
         let Ok((done, over)) = nix::unistd::pipe() else {
             return exec::run(spec, &self.session);
         };
@@ -1003,10 +1011,17 @@ fn interrupted(spec: &RunSpec) -> RunRecord {
 /// cancels; returns when `done` reaches EOF, the run being over.
 fn watch(hole: &BlackHole, user: &Cancel, stop: &Cancel, done: OwnedFd) {
     loop {
-        let mut fds = vec![
-            PollFd::new(done.as_fd(), PollFlags::POLLIN),
-            PollFd::new(hole.fd(), PollFlags::POLLIN),
-        ];
+        // `done`, then the DNS responder (answered, the run goes on), then what
+        // stops the run: a listener, or the user's cancel.
+        let mut fds = vec![PollFd::new(done.as_fd(), PollFlags::POLLIN)];
+        let dns = hole.dns_fd();
+        fds.extend(dns.map(|fd| PollFd::new(fd, PollFlags::POLLIN)));
+        let stoppers = fds.len();
+        fds.extend(
+            hole.listener_fds()
+                .into_iter()
+                .map(|fd| PollFd::new(fd, PollFlags::POLLIN)),
+        );
         if let Some(wake) = user.wake_fd() {
             fds.push(PollFd::new(wake, PollFlags::POLLIN));
         }
@@ -1017,12 +1032,21 @@ fn watch(hole: &BlackHole, user: &Cancel, stop: &Cancel, done: OwnedFd) {
             Err(_) => return,
         }
         let ready = |fd: &PollFd<'_>| fd.revents().is_some_and(|r| !r.is_empty());
-        if ready(&fds[0]) {
+        if fds.first().is_some_and(ready) {
             return;
         }
-        if fds[1..].iter().any(ready) {
+        if fds
+            .get(stoppers..)
+            .is_some_and(|rest| rest.iter().any(ready))
+        {
             stop.cancel();
             return;
+        }
+        if fds
+            .get(1..stoppers)
+            .is_some_and(|dns| dns.iter().any(ready))
+        {
+            hole.answer_dns();
         }
     }
 }
@@ -1068,6 +1092,7 @@ mod tests {
             sandbox: None,
             network: exec::Network::Inherited,
             patience: None,
+            namespace: None,
             env_remove: Vec::new(),
         };
         let mut record = RunRecord::new(&spec);

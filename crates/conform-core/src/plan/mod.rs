@@ -249,6 +249,7 @@ impl Planner<'_> {
             sandbox: None,
             network: crate::exec::Network::Inherited,
             patience: None,
+            namespace: None,
         }
     }
 

@@ -127,11 +127,23 @@ fn seconds(ms: u64) -> String {
 /// once with all its causes, grouped with the runs that failed the same ways; at the end a table over every profile.
 /// `sources` turns a run's JSON pointer into `file:line:column`.
 pub(crate) fn to_text(results: &[ProfileReport], sources: &Sources, style: Style) -> String {
+    to_text_with(results, sources, style, None)
+}
+
+/// As [`to_text`], with `network` (how the runs at the black hole were kept from
+/// the network, when there were any) ending the summary line: never a silent
+/// fallback.
+pub(crate) fn to_text_with(
+    results: &[ProfileReport],
+    sources: &Sources,
+    style: Style,
+    network: Option<&str>,
+) -> String {
     let mut out = String::new();
     for result in results {
         profile_text(&mut out, result, sources, style);
     }
-    summary_text(&mut out, results, style);
+    summary_text(&mut out, results, style, network);
     out
 }
 
@@ -268,7 +280,7 @@ fn profile_text(out: &mut String, result: &ProfileReport, sources: &Sources, sty
     out.push('\n');
 }
 
-fn summary_text(out: &mut String, results: &[ProfileReport], style: Style) {
+fn summary_text(out: &mut String, results: &[ProfileReport], style: Style, network: Option<&str>) {
     // The first line says whether checks failed (conform then exits 4), whatever the
     // levels in the table below say.
     let failing = results.iter().filter(|r| r.failed()).count();
@@ -282,7 +294,11 @@ fn summary_text(out: &mut String, results: &[ProfileReport], style: Style) {
         (n, 0) => format!(", in {n} profiles"),
         (n, failing) => format!(", in {failing} of {n} profiles"),
     };
-    out.push_str(&format!("{} {verdict}{profiles}\n", style.bold("Summary:")));
+    let network = network.map_or(String::new(), |network| format!(" ({network})"));
+    out.push_str(&format!(
+        "{} {verdict}{profiles}{network}\n",
+        style.bold("Summary:")
+    ));
     let tool_w = results
         .iter()
         .map(|r| r.tool.chars().count())

@@ -80,6 +80,13 @@ fn the_fields_the_guide_teaches_are_in_a_real_failing_envelope() {
     assert_eq!(check.code(), 4, "{:#}", check.envelope);
     assert_eq!(check.envelope["error"]["code"], "CONFORMANCE_CHECKS_FAILED");
     assert!(check.envelope["meta"]["inferred"]["profile"].is_object());
+    let network = check.envelope["meta"]["network"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        ["namespace", "proxy variables only"].contains(&network) && guide.contains(network),
+        "meta.network is {network:?}, and the guide must say what it means"
+    );
     let failing = check.result()["checks"]
         .as_array()
         .into_iter()

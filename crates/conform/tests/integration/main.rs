@@ -14,6 +14,7 @@ mod hostile;
 mod hostile_env;
 mod init;
 mod merge;
+mod network;
 mod partition;
 mod profile_validation;
 mod real_tools;
