@@ -10,6 +10,7 @@ use super::style::Style;
 use super::Sources;
 use crate::checks::{Status, CATALOG};
 use crate::envelope::{envelope_with_meta, ErrorDetail, ExitStatus};
+use crate::findings;
 use crate::result::{LevelStatus, ProfileReport};
 
 pub(crate) fn status(results: &[ProfileReport]) -> ExitStatus {
@@ -23,7 +24,8 @@ pub(crate) fn status(results: &[ProfileReport]) -> ExitStatus {
 /// One profile: `data` is its ConformanceResult, exactly the reference kit's
 /// document; several: `data.results` holds one per profile, in the order given.
 /// conform's extras go in `meta`, which the spec leaves open: `profile` and `runs`
-/// (or `profiles`, one entry each) and `extension_checks`.
+/// (or `profiles`, one entry each), `extension_checks` and `findings` (by failure
+/// mode, `findings.rs`; one list per profile when there are several).
 pub(crate) fn to_envelope(results: &[ProfileReport], duration_ms: u64) -> Value {
     let status = status(results);
     let mut meta = Map::new();
@@ -31,6 +33,7 @@ pub(crate) fn to_envelope(results: &[ProfileReport], duration_ms: u64) -> Value 
         [one] => {
             meta.insert("profile".into(), json!(one.profile));
             meta.insert("runs".into(), json!(one.runs.len()));
+            meta.insert("findings".into(), findings::to_json(one));
             serde_json::to_value(one.conformance_result())
         }
         many => {
@@ -39,6 +42,11 @@ pub(crate) fn to_envelope(results: &[ProfileReport], duration_ms: u64) -> Value 
                 .map(|r| json!({ "profile": r.profile, "runs": r.runs.len() }))
                 .collect();
             meta.insert("profiles".into(), json!(profiles));
+            let findings: Vec<Value> = many
+                .iter()
+                .map(|r| json!({ "profile": r.profile, "tool": r.tool, "findings": findings::to_json(r) }))
+                .collect();
+            meta.insert("findings".into(), json!(findings));
             let all: Vec<_> = many.iter().map(ProfileReport::conformance_result).collect();
             serde_json::to_value(all).map(|all| json!({ "results": all }))
         }
