@@ -183,6 +183,7 @@ fn run_request(profiles: Vec<std::path::PathBuf>, flags: RunFlags) -> RunRequest
         fail_fast: flags.fail_fast,
         no_rerun: flags.no_rerun,
         reports: flags.reports.requested(),
+        verbose: flags.verbose,
         cancel: Cancel::new(),
     }
 }

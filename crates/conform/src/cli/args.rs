@@ -151,6 +151,9 @@ pub struct RunFlags {
     /// Keep first attempts only. By default a run whose outcome time decided (it hit its limit, its line N came after the exit, a pipe stayed held) while the machine kept it from the CPU for a quarter of its time or more is made again alone, and that attempt stands.
     #[arg(long)]
     pub no_rerun: bool,
+    /// Text: every check, why each skipped, and every failing run with its shell line; by default the text shows the findings, the failing checks and one reproduction per finding.
+    #[arg(long)]
+    pub verbose: bool,
     #[command(flatten)]
     pub reports: ReportArgs,
 }
