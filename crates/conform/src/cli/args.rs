@@ -58,6 +58,18 @@ pub enum Command {
         #[command(flatten)]
         outputs: ReportArgs,
     },
+    /// Make one recorded run again from a --json-report file (its argv, environment changes, stdin and sandbox) and print its exit and output beside what was recorded; RUN is the number the text report's Reproduce lines give.
+    Replay {
+        /// A file written by run or check --json-report.
+        #[arg(value_name = "REPORT")]
+        report: PathBuf,
+        /// The run's number: every profile's runs counted in order from 0.
+        #[arg(value_name = "RUN")]
+        run: usize,
+        /// Stop the run after this many seconds [default: the recorded duration plus 1, at least 5].
+        #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+        timeout: Option<u64>,
+    },
     /// List the checks: id, level, requirements, title.
     Checks {
         /// Only these checks (ids, as `conform run --only` takes them).
