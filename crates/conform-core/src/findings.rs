@@ -146,6 +146,10 @@ pub(crate) fn mode(n: u16) -> Option<(&'static str, Severity)> {
 /// holds, whatever the tool meant by it.
 const FLOOD_BYTES: u64 = 1024 * 1024;
 
+/// Pagers a tool may run by name, not through `$PAGER`; the kit's sentinel
+/// answers to them on a terminal run's PATH.
+const PAGERS: &[&str] = &["less", "more", "most", "pg"];
+
 /// What a failure is: a danger to an agent, or the spec's letter against a
 /// convention many tools follow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -178,6 +182,9 @@ pub(crate) struct Shown {
     /// The run's index in the report's runs (`conform replay` takes it), when found.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run_index: Option<usize>,
+    /// The profile entry the run comes from, which the score counts commands by.
+    #[serde(skip)]
+    pub pointer: String,
 }
 
 /// One failure mode of one tool.
@@ -302,7 +309,7 @@ pub(crate) fn describe(check: &str, evidence: &Evidence) -> (String, Kind) {
             "opened an editor"
         } else if INSTALLERS.contains(&name) {
             "ran an installer"
-        } else if name.ends_with("PAGER") {
+        } else if name.ends_with("PAGER") || PAGERS.contains(&name) {
             "opened a pager"
         } else {
             continue;
@@ -317,6 +324,11 @@ pub(crate) fn describe(check: &str, evidence: &Evidence) -> (String, Kind) {
     }
     // Dangers only the check's subject tells.
     match check {
+        "pager_not_invoked" | "editor_not_invoked" | "browser_not_launched"
+            if dangers.is_empty() =>
+        {
+            dangers.push(shorten(first_clause(&evidence.detail), 100));
+        }
         "destructive_refuses_unconfirmed" if run.exit_code == Some(0) => {
             dangers.push("acted without confirmation (exit 0)".into());
         }
@@ -376,7 +388,9 @@ pub(crate) fn of(report: &ProfileReport) -> Vec<Finding> {
         .flat_map(|c| c.check.failure_modes.iter())
         .filter_map(|m| m.trim_start_matches('§').parse().ok())
         .collect();
-    let commands: BTreeSet<String> = report.runs.iter().map(|r| command_of(&r.probe)).collect();
+    // A command is a profile entry: a probe, or the tool itself for the kit's own
+    // runs (help, version, bare), or argument_order.
+    let commands: BTreeSet<&str> = report.runs.iter().map(|r| r.pointer.as_str()).collect();
     let mut findings: Vec<Finding> = modes
         .into_iter()
         .map(|n| finding(report, n, commands.len()))
@@ -420,6 +434,7 @@ fn finding(report: &ProfileReport, n: u16, commands: usize) -> Finding {
                     kind,
                     checks: vec![check.id],
                     run_index: index_of(&report.runs, &failure.run),
+                    pointer: failure.run.pointer.clone(),
                 }),
             }
         }
@@ -429,7 +444,7 @@ fn finding(report: &ProfileReport, n: u16, commands: usize) -> Finding {
     let judged = mapped.iter().any(|c| c.status != Status::Skip);
     let failed = mapped.iter().any(|c| c.status == Status::Fail);
     let danger = shown.iter().any(|s| s.kind == Kind::Danger);
-    let failing: BTreeSet<&str> = shown.iter().map(|s| s.command.as_str()).collect();
+    let failing: BTreeSet<&str> = shown.iter().map(|s| s.pointer.as_str()).collect();
     let score = if !judged {
         None
     } else if !failed {
@@ -470,8 +485,15 @@ mod tests {
     use crate::result::{verdicts, Check, CheckReport};
 
     fn facts(probe: &str, stdin: &'static str) -> RunFacts {
+        // The kit's own runs come from `command`, a probe's from its entry.
+        let pointer = if probe.starts_with("--") {
+            "/command".to_string()
+        } else {
+            format!("/probes/{}", command_of(probe))
+        };
         RunFacts {
             probe: probe.into(),
+            pointer,
             argv: vec!["./tool".into(), probe.into()],
             stdin,
             exit_code: Some(0),
