@@ -237,7 +237,7 @@ fn size(bytes: u64) -> String {
 
 /// `5 s`, `1.2 s`.
 fn secs(ms: u64) -> String {
-    if ms.is_multiple_of(1000) || ms >= 10_000 {
+    if ms.is_multiple_of(1000) || ms >= 2000 {
         format!("{} s", (ms + 500) / 1000)
     } else {
         format!("{:.1} s", ms as f64 / 1000.0)

@@ -262,7 +262,9 @@ fn finding_line(line: &Line<'_>, style: Style) -> String {
 
 /// Lines of findings shown by default, at most: a tool failing everything still
 /// fits a screen or two; `--verbose` and the JSON report have the rest.
-const MAX_LINES: usize = 12;
+const MAX_LINES: usize = 10;
+/// Reproductions shown by default, at most: the worst findings'.
+const MAX_REPRODUCTIONS: usize = 8;
 
 fn short_profile_text(
     out: &mut String,
@@ -291,11 +293,12 @@ fn short_profile_text(
         result.summary.failed,
         result.summary.skipped,
     ));
-    for report in result
+    let failing: Vec<_> = result
         .checks
         .iter()
         .filter(|c| c.check.status == Status::Fail)
-    {
+        .collect();
+    for report in failing.iter().take(MAX_LINES) {
         let check = &report.check;
         let runs = check
             .failures
@@ -316,11 +319,17 @@ fn short_profile_text(
             },
         ));
     }
+    if failing.len() > MAX_LINES {
+        out.push_str(&format!(
+            "  … {} (--verbose)\n",
+            plural(failing.len() - MAX_LINES, "more failing check")
+        ));
+    }
     let shown: Vec<&Line<'_>> = dangers
         .iter()
         .chain(&conventions)
-        .take(MAX_LINES)
         .filter(|l| l.shown.is_some_and(|s| s.run_index.is_some()))
+        .take(MAX_REPRODUCTIONS)
         .collect();
     if !shown.is_empty() {
         let file = report.map_or("REPORT.json".to_string(), |p| {
