@@ -90,14 +90,14 @@ pub(crate) fn to_html(finished: &Finished<'_>) -> String {
         CATALOG.len(),
         env!("CARGO_PKG_VERSION"),
     );
+    findings_grid(&mut page, results);
+    page.push_str("<h2 class=\"grid-title\">Checks</h2>\n");
     page.push_str(
         "<p class=\"legend\"><span><i class=\"pass\"></i>pass</span>\
          <span><i class=\"fail\"></i>fail</span><span><i class=\"skip\"></i>skip</span>\
          <span><i class=\"unsel\"></i>not selected</span>\
          <span>L1 L2 L3: the reference levels (extension checks, in italics, count in failures, not in levels)</span></p>\n",
     );
-    findings_grid(&mut page, results);
-    page.push_str("<h2 class=\"grid-title\">Checks</h2>\n");
     grid(&mut page, results);
     for (row, result) in results.iter().enumerate() {
         evidence(&mut page, row, result, finished.sources);
