@@ -472,9 +472,24 @@ fn finding(report: &ProfileReport, n: u16, commands: usize) -> Finding {
     }
 }
 
-/// One tool's findings as one JSON value, for `meta.findings` and reports.
+/// One tool's findings as one JSON value, for the JSON report.
 pub(crate) fn to_json(report: &ProfileReport) -> serde_json::Value {
     serde_json::to_value(of(report)).unwrap_or(serde_json::Value::Null)
+}
+
+/// The findings for the envelope's `meta.findings`: without `run_index`, which
+/// numbers the JSON report's runs (a merge of shards numbers them its own way).
+pub(crate) fn to_meta(report: &ProfileReport) -> serde_json::Value {
+    let mut value = to_json(report);
+    for finding in value.as_array_mut().into_iter().flatten() {
+        let commands = finding.get_mut("commands").and_then(|c| c.as_array_mut());
+        for command in commands.into_iter().flatten() {
+            if let Some(command) = command.as_object_mut() {
+                command.remove("run_index");
+            }
+        }
+    }
+    value
 }
 
 #[cfg(test)]

@@ -134,7 +134,7 @@ fn findings_grid(page: &mut String, results: &[ProfileReport]) {
     for (row, (result, found)) in results.iter().zip(&all).enumerate() {
         let _ = write!(
             page,
-            "<tr><th class=\"name\" title=\"{}\"><a href=\"#r{row}\">{}</a><small>{}</small></th>",
+            "<tr class=\"modes\"><th class=\"name\" title=\"{}\"><a href=\"#r{row}\">{}</a><small>{}</small></th>",
             text(&result.profile),
             text(&result.tool),
             text(&short_profile(&result.profile)),

@@ -34,7 +34,7 @@ pub(crate) fn to_envelope(results: &[ProfileReport], duration_ms: u64) -> Value 
         [one] => {
             meta.insert("profile".into(), json!(one.profile));
             meta.insert("runs".into(), json!(one.runs.len()));
-            meta.insert("findings".into(), findings::to_json(one));
+            meta.insert("findings".into(), findings::to_meta(one));
             serde_json::to_value(one.conformance_result())
         }
         many => {
@@ -45,7 +45,7 @@ pub(crate) fn to_envelope(results: &[ProfileReport], duration_ms: u64) -> Value 
             meta.insert("profiles".into(), json!(profiles));
             let findings: Vec<Value> = many
                 .iter()
-                .map(|r| json!({ "profile": r.profile, "tool": r.tool, "findings": findings::to_json(r) }))
+                .map(|r| json!({ "profile": r.profile, "tool": r.tool, "findings": findings::to_meta(r) }))
                 .collect();
             meta.insert("findings".into(), json!(findings));
             let all: Vec<_> = many.iter().map(ProfileReport::conformance_result).collect();
