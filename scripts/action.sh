@@ -131,7 +131,9 @@ run() {
     else
         fail "name profile files or directories in profiles, or a tool command line in check"
     fi
-    local flags=(--format text --sarif "$sarif" --json-report "$report" --markdown "$markdown")
+    # The job log is where a failure is read without a terminal: the whole text
+    # report (every check, every failing run with its shell line).
+    local flags=(--format text --verbose --sarif "$sarif" --json-report "$report" --markdown "$markdown")
     if [ -n "${INPUT_JUNIT:-}" ]; then
         flags+=(--junit "$INPUT_JUNIT")
     fi

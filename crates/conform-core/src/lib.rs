@@ -24,6 +24,7 @@ mod events;
 mod exec;
 mod exit;
 mod file;
+mod findings;
 mod init;
 mod lines;
 mod manifest;

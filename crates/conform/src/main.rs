@@ -60,6 +60,18 @@ fn main() -> ExitCode {
             cli::signals::cancel_on_interrupt(&request.cancel);
             command::run(&request, &out)
         }
+        Command::Replay {
+            report,
+            run,
+            timeout,
+        } => {
+            let request = command::ReplayRequest {
+                report,
+                run,
+                timeout: timeout.map(std::time::Duration::from_secs),
+            };
+            command::replay(&request, &out)
+        }
         Command::Merge { reports, outputs } => {
             let request = command::MergeRequest {
                 reports,
@@ -183,6 +195,7 @@ fn run_request(profiles: Vec<std::path::PathBuf>, flags: RunFlags) -> RunRequest
         fail_fast: flags.fail_fast,
         no_rerun: flags.no_rerun,
         reports: flags.reports.requested(),
+        verbose: flags.verbose,
         cancel: Cancel::new(),
     }
 }

@@ -124,7 +124,16 @@ pub fn check(request: &CheckRequest, out: &Output) -> ExitStatus {
         phases.phase("survey and depth", &phased.progress_line());
     }
     if !out.json && !request.run.stream {
-        let text = tool.summary() + &phased.summary();
+        let mut text = tool.summary() + &phased.summary();
+        if !request.run.verbose {
+            // Short: the headings alone (how the profile was made, the commands,
+            // the sandbox, the budget); every probe and why is in --verbose.
+            text = text
+                .lines()
+                .filter(|line| !line.starts_with("  "))
+                .map(|line| format!("{line}\n"))
+                .collect();
+        }
         if emit(&text) != ExitStatus::Success {
             return ExitStatus::GeneralError;
         }

@@ -48,6 +48,8 @@ pub struct RunRequest {
     pub no_rerun: bool,
     /// Report files to write.
     pub reports: Vec<(ReportFormat, PathBuf)>,
+    /// Text: every check and failing run, not only the findings.
+    pub verbose: bool,
     /// Stops the runs (a signal handler calls it).
     pub cancel: Cancel,
 }
@@ -374,7 +376,12 @@ pub(super) fn execute(
         emit_json(&document)
     } else {
         let summary = network.map(|network| network.summary());
-        let mut text = render_run::to_text_with(&results, &sources, style, summary.as_deref());
+        let options = render_run::TextOptions {
+            verbose: request.verbose,
+            report: json_report_path(reports),
+            network: summary.as_deref(),
+        };
+        let mut text = render_run::to_text_with(&results, &sources, style, &options);
         if let Some(by) = partial {
             text.push_str(&format!(
                 "\n{} {}: the checks whose runs were all made are judged, the others skipped.\n",
@@ -391,6 +398,14 @@ pub(super) fn execute(
         emit(&text)
     };
     finish(status, written)
+}
+
+/// The `--json-report` file asked for, which the text's reproductions name.
+fn json_report_path(reports: &[(ReportFormat, PathBuf)]) -> Option<&Path> {
+    reports
+        .iter()
+        .find(|(format, _)| *format == ReportFormat::Json)
+        .map(|(_, path)| path.as_path())
 }
 
 /// `conform check`'s additions: members of `meta`, and the envelope's warnings.

@@ -1,16 +1,20 @@
 //! `--html PATH`: one self-contained page (inline CSS, no script, nothing fetched)
-//! with a grid of profiles (or tools) by checks, each row with its levels, and
+//! with a grid of profiles (or tools) by the spec's failure modes, each cell the
+//! finding's score coloured by it and the worst finding on hover
+//! (`findings.rs`); then a grid of profiles by checks, each row with its levels, and
 //! below it the evidence every cell links to: a failure's causes and the shell line
 //! that reproduces each failing run, a skip's reason, a pass's run count.
 //!
 //! Everything a tool or a profile wrote is escaped for HTML, after its control
 //! bytes are made visible as the text report shows them.
 
+use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use super::show::{self, Group};
 use super::{Finished, Sources};
 use crate::checks::{Status, CATALOG};
+use crate::findings::{self, Finding, Severity};
 use crate::profile::INFERRED_PATH_PREFIX;
 use crate::result::{CheckReport, LevelStatus, ProfileReport};
 
@@ -53,6 +57,13 @@ pre { background: #f6f8fa; padding: 0.35rem 0.5rem; margin: 0.2rem 0; white-spac
 .ended { color: #57606a; font-size: 12px; }
 ul.passed { columns: 3 18rem; margin: 0.3rem 0; padding-left: 1.2rem; color: #57606a; }
 :target { outline: 2px solid #0969da; outline-offset: 2px; }
+.cards thead th.mode { height: 4.2rem; width: 1.9rem; }
+.cards thead th.mode div { writing-mode: vertical-rl; transform: rotate(180deg); font-size: 12px; font-weight: 600; margin: 0 auto; }
+.cards thead th.mode.critical div { color: #cf222e; } .cards thead th.mode.high div { color: #bc4c00; }
+.cards td.score span { display: block; width: 1.6rem; height: 1.4rem; margin: 0.08rem auto; border-radius: 2px; text-align: center; line-height: 1.4rem; font-size: 12px; font-weight: 700; color: #fff; cursor: default; }
+.s0 { background: #cf222e; } .s1 { background: #fb8f44; } .s2 { background: #d4a72c; } .s3 { background: #2da44e; }
+.sn { background: #eaeef2; color: #8c959f !important; }
+h2.grid-title { font-size: 1.05rem; margin: 1rem 0 0; }
 "#;
 
 /// The page of a finished run.
@@ -79,6 +90,8 @@ pub(crate) fn to_html(finished: &Finished<'_>) -> String {
         CATALOG.len(),
         env!("CARGO_PKG_VERSION"),
     );
+    findings_grid(&mut page, results);
+    page.push_str("<h2 class=\"grid-title\">Checks</h2>\n");
     page.push_str(
         "<p class=\"legend\"><span><i class=\"pass\"></i>pass</span>\
          <span><i class=\"fail\"></i>fail</span><span><i class=\"skip\"></i>skip</span>\
@@ -91,6 +104,70 @@ pub(crate) fn to_html(finished: &Finished<'_>) -> String {
     }
     page.push_str("</body>\n</html>\n");
     page
+}
+
+/// Profiles by failure modes: each cell the score (0 to 3), coloured by it, the
+/// worst finding in its title; the modes critical first, as the findings sort.
+fn findings_grid(page: &mut String, results: &[ProfileReport]) {
+    let all: Vec<Vec<Finding>> = results.iter().map(findings::of).collect();
+    let modes: BTreeSet<(Severity, u16)> =
+        all.iter().flatten().map(|f| (f.severity, f.mode)).collect();
+    page.push_str(
+        "<h2 class=\"grid-title\">Findings by failure mode</h2>\n\
+         <p class=\"legend\"><span><i class=\"s0\"></i>0: a danger in a critical mode</span>\
+         <span><i class=\"s1\"></i>1</span><span><i class=\"s2\"></i>2</span>\
+         <span><i class=\"s3\"></i>3: every check that judged it passed</span>\
+         <span><i class=\"sn\"></i>not judged</span><span>hover a cell for the worst finding</span></p>\n\
+         <div class=\"grid\"><table class=\"cards\">\n<thead><tr><th class=\"name\">tool</th>",
+    );
+    for (severity, mode) in &modes {
+        let title = findings::mode(*mode).map_or("", |(title, _)| title);
+        let _ = write!(
+            page,
+            "<th class=\"mode {}\" title=\"§{mode} {} ({})\"><div>§{mode}</div></th>",
+            severity.as_str(),
+            escape(title),
+            severity.as_str()
+        );
+    }
+    page.push_str("</tr></thead>\n<tbody>\n");
+    for (row, (result, found)) in results.iter().zip(&all).enumerate() {
+        let _ = write!(
+            page,
+            "<tr class=\"modes\"><th class=\"name\" title=\"{}\"><a href=\"#r{row}\">{}</a><small>{}</small></th>",
+            text(&result.profile),
+            text(&result.tool),
+            text(&short_profile(&result.profile)),
+        );
+        for (_, mode) in &modes {
+            let Some(finding) = found.iter().find(|f| f.mode == *mode) else {
+                page.push_str("<td class=\"score\"><span class=\"sn\" title=\"no check selected\">·</span></td>");
+                continue;
+            };
+            let (class, mark) = match finding.score {
+                Some(score) => (format!("s{score}"), score.to_string()),
+                None => ("sn".to_string(), "–".to_string()),
+            };
+            let worst = match (finding.worst(), finding.score) {
+                (Some(shown), _) => format!(
+                    ": `{}`, stdin {}: {}",
+                    shown.command, shown.stdin, shown.did
+                ),
+                (None, None) => ": not judged, every check of its skipped".to_string(),
+                (None, _) => String::new(),
+            };
+            let _ = write!(
+                page,
+                "<td class=\"score\"><span class=\"{class}\" title=\"{} {} ({}){}\">{mark}</span></td>",
+                finding.failure_mode,
+                escape(finding.title),
+                finding.severity.as_str(),
+                text(&worst),
+            );
+        }
+        page.push_str("</tr>\n");
+    }
+    page.push_str("</tbody></table></div>\n");
 }
 
 fn grid(page: &mut String, results: &[ProfileReport]) {

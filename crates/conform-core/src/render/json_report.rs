@@ -114,7 +114,8 @@ pub(crate) fn document(
 }
 
 /// A profile's report with its shared causes (`show::causes`): the list under
-/// `causes`, and on each failure whose run is one of them, its `cause` id.
+/// `causes`, and on each failure whose run is one of them, its `cause` id; and its
+/// findings by failure mode.
 fn with_causes(result: &ProfileReport) -> Value {
     let causes = causes::causes(&result.checks);
     let mut value = serde_json::to_value(result).unwrap_or(Value::Null);
@@ -137,6 +138,7 @@ fn with_causes(result: &ProfileReport) -> Value {
     }
     if let Some(object) = value.as_object_mut() {
         object.insert("causes".into(), json!(causes));
+        object.insert("findings".into(), crate::findings::to_json(result));
     }
     value
 }

@@ -16,6 +16,7 @@ use super::show;
 use super::style::Style;
 use super::Sources;
 use crate::checks::Status;
+use crate::findings;
 use crate::result::{CheckReport, LevelStatus, ProfileReport};
 
 /// The name of a profile in reports: its file stem.
@@ -42,6 +43,18 @@ pub(crate) fn to_xml(results: &[ProfileReport], sources: &Sources) -> Result<Str
             Property::new("level_2", level(result.levels.level_2)),
             Property::new("level_3", level(result.levels.level_3)),
         ]);
+        // One property per failure mode, worst first: `finding §10` =
+        // `0/3 critical: login (stdin closed): prompt loop, ...`.
+        suite.add_properties(findings::of(result).iter().map(|f| {
+            let score = f.score.map_or("-".to_string(), |s| format!("{s}/3"));
+            let shown = f.worst().map_or(String::new(), |s| {
+                format!(": {} (stdin {}): {}", s.command, s.stdin, s.did)
+            });
+            Property::new(
+                format!("finding {}", f.failure_mode),
+                format!("{score} {}{shown}", f.severity.as_str()),
+            )
+        }));
         for check in &result.checks {
             suite.add_test_case(test_case(&name, result, check, sources));
         }

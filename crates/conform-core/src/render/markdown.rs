@@ -1,5 +1,6 @@
 //! `conform run --markdown PATH`: a summary for `$GITHUB_STEP_SUMMARY` and pull-request
-//! comments (GitHub-flavored Markdown): a table of levels and counts per profile, then
+//! comments (GitHub-flavored Markdown): the findings by failure mode first (worst
+//! first, what an agent risks), a table of levels and counts per profile, then
 //! each failing check in a collapsible `<details>` section with its evidence.
 
 use super::junit::profile_name;
@@ -7,6 +8,7 @@ use super::show;
 use super::style::Style;
 use super::Sources;
 use crate::checks::Status;
+use crate::findings;
 use crate::result::{LevelStatus, ProfileReport};
 
 pub(crate) fn to_markdown(results: &[ProfileReport], sources: &Sources) -> String {
@@ -28,6 +30,9 @@ pub(crate) fn to_markdown(results: &[ProfileReport], sources: &Sources) -> Strin
             plural(results.len(), "profile")
         ),
     });
+    for r in results {
+        findings_table(&mut out, r, results.len() > 1);
+    }
     if failed_extension(results) {
         out.push_str(
             "Levels count only the reference kit's 14 checks, as the reference kit does: \
@@ -78,6 +83,44 @@ pub(crate) fn to_markdown(results: &[ProfileReport], sources: &Sources) -> Strin
         }
     }
     out
+}
+
+/// The findings of one profile: a row per failure mode a selected check maps to,
+/// worst first; the command that shows it and what it did.
+fn findings_table(out: &mut String, r: &ProfileReport, named: bool) {
+    let findings = findings::of(r);
+    if findings.is_empty() {
+        return;
+    }
+    if named {
+        out.push_str(&format!(
+            "**Findings of {}** ({})\n\n",
+            text(&r.tool),
+            text(&r.profile)
+        ));
+    }
+    out.push_str("| failure mode | severity | score | shown by |\n");
+    out.push_str("|---|---|---:|---|\n");
+    for f in &findings {
+        let score = f.score.map_or("–".to_string(), |s| format!("{s}/3"));
+        let shown = match (f.worst(), f.score) {
+            (Some(s), _) => format!(
+                "<code>{}</code>, stdin {}: {}",
+                html(&s.command),
+                s.stdin,
+                text(&s.did)
+            ),
+            (None, None) => "not judged".to_string(),
+            (None, _) => String::new(),
+        };
+        out.push_str(&format!(
+            "| {} {} | {} | {score} | {shown} |\n",
+            f.failure_mode,
+            text(f.title),
+            f.severity.as_str(),
+        ));
+    }
+    out.push('\n');
 }
 
 /// Whether a failing check is one of conform's extensions, which the levels leave out.

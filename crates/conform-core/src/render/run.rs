@@ -1,6 +1,7 @@
 //! Rendering the result of `conform run`: one envelope (piped) or a readable report.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
@@ -10,6 +11,7 @@ use super::style::Style;
 use super::Sources;
 use crate::checks::{Status, CATALOG};
 use crate::envelope::{envelope_with_meta, ErrorDetail, ExitStatus};
+use crate::findings::{self, Finding, Kind, Severity};
 use crate::result::{LevelStatus, ProfileReport};
 
 pub(crate) fn status(results: &[ProfileReport]) -> ExitStatus {
@@ -23,7 +25,8 @@ pub(crate) fn status(results: &[ProfileReport]) -> ExitStatus {
 /// One profile: `data` is its ConformanceResult, exactly the reference kit's
 /// document; several: `data.results` holds one per profile, in the order given.
 /// conform's extras go in `meta`, which the spec leaves open: `profile` and `runs`
-/// (or `profiles`, one entry each) and `extension_checks`.
+/// (or `profiles`, one entry each), `extension_checks` and `findings` (by failure
+/// mode, `findings.rs`; one list per profile when there are several).
 pub(crate) fn to_envelope(results: &[ProfileReport], duration_ms: u64) -> Value {
     let status = status(results);
     let mut meta = Map::new();
@@ -31,6 +34,7 @@ pub(crate) fn to_envelope(results: &[ProfileReport], duration_ms: u64) -> Value 
         [one] => {
             meta.insert("profile".into(), json!(one.profile));
             meta.insert("runs".into(), json!(one.runs.len()));
+            meta.insert("findings".into(), findings::to_meta(one));
             serde_json::to_value(one.conformance_result())
         }
         many => {
@@ -39,6 +43,11 @@ pub(crate) fn to_envelope(results: &[ProfileReport], duration_ms: u64) -> Value 
                 .map(|r| json!({ "profile": r.profile, "runs": r.runs.len() }))
                 .collect();
             meta.insert("profiles".into(), json!(profiles));
+            let findings: Vec<Value> = many
+                .iter()
+                .map(|r| json!({ "profile": r.profile, "tool": r.tool, "findings": findings::to_meta(r) }))
+                .collect();
+            meta.insert("findings".into(), json!(findings));
             let all: Vec<_> = many.iter().map(ProfileReport::conformance_result).collect();
             serde_json::to_value(all).map(|all| json!({ "results": all }))
         }
@@ -127,27 +136,304 @@ fn seconds(ms: u64) -> String {
 /// once with all its causes, grouped with the runs that failed the same ways; at the end a table over every profile.
 /// `sources` turns a run's JSON pointer into `file:line:column`.
 pub(crate) fn to_text(results: &[ProfileReport], sources: &Sources, style: Style) -> String {
-    to_text_with(results, sources, style, None)
+    to_text_with(results, sources, style, &TextOptions::verbose())
 }
 
-/// As [`to_text`], with `network` (how the runs at the black hole were kept from
-/// the network, when there were any) ending the summary line: never a silent
-/// fallback.
+/// How much the text report shows.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct TextOptions<'a> {
+    /// Every failing run with its shell line, every check with its requirements
+    /// and why it skipped; without it, the findings, the failing checks and one
+    /// reproduction per finding.
+    pub verbose: bool,
+    /// The `--json-report` file, which `conform replay` reads.
+    pub report: Option<&'a Path>,
+    /// How the runs at the black hole were kept from the network, when there
+    /// were any: it ends the summary line, never a silent fallback.
+    pub network: Option<&'a str>,
+}
+
+impl TextOptions<'_> {
+    pub(crate) fn verbose() -> Self {
+        TextOptions {
+            verbose: true,
+            report: None,
+            network: None,
+        }
+    }
+}
+
+/// The readable report: each profile's findings first (dangers, then conventions),
+/// then, short, its failing checks and a reproduction per finding, or, verbose,
+/// every check and every failing run; at the end a table over every profile.
 pub(crate) fn to_text_with(
     results: &[ProfileReport],
     sources: &Sources,
     style: Style,
-    network: Option<&str>,
+    options: &TextOptions<'_>,
 ) -> String {
     let mut out = String::new();
+    // `conform replay` numbers the runs of every profile in one sequence.
+    let mut offset = 0;
     for result in results {
-        profile_text(&mut out, result, sources, style);
+        if options.verbose {
+            profile_text(&mut out, result, sources, style);
+        } else {
+            short_profile_text(&mut out, result, offset, options.report, style);
+        }
+        offset += result.runs.len();
     }
-    summary_text(&mut out, results, style, network);
+    summary_text(&mut out, results, style, options.network);
     out
 }
 
-fn profile_text(out: &mut String, result: &ProfileReport, sources: &Sources, style: Style) {
+/// A line of findings that share one cause: the same command doing the same thing.
+struct Line<'a> {
+    findings: Vec<&'a Finding>,
+    shown: Option<&'a findings::Shown>,
+}
+
+/// The findings of one profile grouped by cause, in the findings' order (worst
+/// first), keeping those `keep` accepts.
+fn lines<'a>(all: &'a [Finding], keep: impl Fn(&Finding) -> bool) -> Vec<Line<'a>> {
+    let mut lines: Vec<Line<'a>> = Vec::new();
+    for finding in all.iter().filter(|f| keep(f)) {
+        let shown = finding.worst();
+        let key = shown.map(|s| (&s.command, &s.did));
+        match lines
+            .iter_mut()
+            .find(|l| l.shown.map(|s| (&s.command, &s.did)) == key)
+        {
+            Some(line) => line.findings.push(finding),
+            None => lines.push(Line {
+                findings: vec![finding],
+                shown,
+            }),
+        }
+    }
+    lines
+}
+
+/// `0/3 critical §10 Interactivity & TTY Requirements (also §45 §64): `login`, stdin closed: prompt loop ...`
+fn finding_line(line: &Line<'_>, style: Style) -> String {
+    let Some(first) = line.findings.first() else {
+        return String::new();
+    };
+    let score = first.score.map_or("-/3".to_string(), |s| format!("{s}/3"));
+    let head = format!("{score} {:<8}", first.severity.as_str());
+    let head = match (first.score, first.severity) {
+        (Some(0), _) => style.red(&head),
+        (_, Severity::Critical) => style.yellow(&head),
+        _ => head,
+    };
+    let also: Vec<&str> = line.findings[1..]
+        .iter()
+        .map(|f| f.failure_mode.as_str())
+        .collect();
+    let also = if also.is_empty() {
+        String::new()
+    } else {
+        format!(" (also {})", also.join(" "))
+    };
+    let shown = match line.shown {
+        Some(s) => {
+            let more = first
+                .commands
+                .iter()
+                .map(|c| c.command.as_str())
+                .collect::<BTreeSet<_>>()
+                .len()
+                .saturating_sub(1);
+            let more = match more {
+                0 => String::new(),
+                n => format!(" (and {})", plural(n, "more command")),
+            };
+            format!(
+                ": `{}`, stdin {}: {}{more}",
+                show::visible(&s.command),
+                s.stdin,
+                show::visible(&s.did)
+            )
+        }
+        None => String::new(),
+    };
+    format!(
+        "  {head} {} {}{also}{shown}",
+        style.bold(&first.failure_mode),
+        first.title
+    )
+}
+
+/// Lines of findings shown by default, at most: a tool failing everything still
+/// fits a screen or two; `--verbose` and the JSON report have the rest.
+const MAX_LINES: usize = 10;
+/// Reproductions shown by default, at most: the worst findings'.
+const MAX_REPRODUCTIONS: usize = 8;
+
+fn short_profile_text(
+    out: &mut String,
+    result: &ProfileReport,
+    offset: usize,
+    report: Option<&Path>,
+    style: Style,
+) {
+    header_text(out, result, style);
+    let all = findings::of(result);
+    findings_section(out, &all, style);
+    let dangers = lines(&all, |f| f.kind == Some(Kind::Danger));
+    let conventions = lines(&all, |f| f.kind == Some(Kind::Convention));
+    // The checks: the failing ones by name, the others counted.
+    let width = result
+        .checks
+        .iter()
+        .filter(|c| c.check.status == Status::Fail)
+        .map(|c| c.check.id.len())
+        .max()
+        .unwrap_or(0);
+    out.push_str(&format!(
+        "{} {} passed, {} failed, {} skipped (--verbose: every check, why it skipped, every failing run)\n",
+        style.bold("Checks:"),
+        result.summary.passed,
+        result.summary.failed,
+        result.summary.skipped,
+    ));
+    let failing: Vec<_> = result
+        .checks
+        .iter()
+        .filter(|c| c.check.status == Status::Fail)
+        .collect();
+    for report in failing.iter().take(MAX_LINES) {
+        let check = &report.check;
+        let runs = check
+            .failures
+            .iter()
+            .map(|f| findings::command_of(&f.run.probe))
+            .collect::<BTreeSet<_>>()
+            .len();
+        out.push_str(&format!(
+            "  {} {:width$}  {}  {}{}\n",
+            style.red("FAIL"),
+            check.id,
+            check.failure_modes.join(" "),
+            plural(runs, "command"),
+            if report.extension {
+                "  [extension]"
+            } else {
+                ""
+            },
+        ));
+    }
+    if failing.len() > MAX_LINES {
+        out.push_str(&format!(
+            "  … {} (--verbose)\n",
+            plural(failing.len() - MAX_LINES, "more failing check")
+        ));
+    }
+    let shown: Vec<&Line<'_>> = dangers
+        .iter()
+        .chain(&conventions)
+        .filter(|l| l.shown.is_some_and(|s| s.run_index.is_some()))
+        .take(MAX_REPRODUCTIONS)
+        .collect();
+    if !shown.is_empty() {
+        let file = report.map_or("REPORT.json".to_string(), |p| {
+            show::visible(&p.display().to_string())
+        });
+        out.push_str(&format!("\n{}", style.bold("Reproduce:")));
+        if report.is_none() {
+            out.push_str(" (write REPORT.json with --json-report REPORT.json)");
+        }
+        out.push('\n');
+        let mut done = BTreeSet::new();
+        for line in shown {
+            let (Some(s), Some(first)) = (line.shown, line.findings.first()) else {
+                continue;
+            };
+            let Some(index) = s.run_index else { continue };
+            if !done.insert(index) {
+                continue;
+            }
+            out.push_str(&format!(
+                "  {} `{}`: conform replay {file} {}\n",
+                first.failure_mode,
+                show::visible(&s.command),
+                offset + index
+            ));
+        }
+    }
+    let again = reruns::lines(result);
+    if !again.is_empty() {
+        out.push_str(&format!(
+            "\n  {} {} (--verbose shows them)\n",
+            style.bold("Made again alone:"),
+            plural(again.len(), "run")
+        ));
+    }
+    out.push('\n');
+}
+
+/// The findings, worst first: dangers, then conventions, a line per cause; then
+/// the modes at 3/3 and those no check judged, one line each.
+fn findings_section(out: &mut String, all: &[Finding], style: Style) {
+    let dangers = lines(all, |f| f.kind == Some(Kind::Danger));
+    let conventions = lines(all, |f| f.kind == Some(Kind::Convention));
+    if !dangers.is_empty() {
+        out.push_str(&format!(
+            "{}\n",
+            style.bold("Dangers: what an agent meets calling it")
+        ));
+        push_lines(out, &dangers, style);
+    }
+    if !conventions.is_empty() {
+        out.push_str(&format!(
+            "{}\n",
+            style.bold("Conventions: the spec's letter, where common tools differ")
+        ));
+        push_lines(out, &conventions, style);
+    }
+    let passed: Vec<&str> = all
+        .iter()
+        .filter(|f| f.score == Some(3))
+        .map(|f| f.failure_mode.as_str())
+        .collect();
+    let unjudged: Vec<&str> = all
+        .iter()
+        .filter(|f| f.score.is_none())
+        .map(|f| f.failure_mode.as_str())
+        .collect();
+    if !passed.is_empty() {
+        out.push_str(&format!(
+            "{} {}\n",
+            style.green(&format!("{} at 3/3:", plural(passed.len(), "failure mode"))),
+            passed.join(" ")
+        ));
+    }
+    if !unjudged.is_empty() {
+        out.push_str(&format!(
+            "{} {}\n",
+            style.yellow("Not judged (every check of theirs skipped):"),
+            unjudged.join(" ")
+        ));
+    }
+    out.push('\n');
+}
+
+/// At most [`MAX_LINES`] lines, then how many more there are.
+fn push_lines(out: &mut String, lines: &[Line<'_>], style: Style) {
+    for line in lines.iter().take(MAX_LINES) {
+        out.push_str(&finding_line(line, style));
+        out.push('\n');
+    }
+    if lines.len() > MAX_LINES {
+        out.push_str(&format!(
+            "  … {} (--verbose, --json-report)\n",
+            plural(lines.len() - MAX_LINES, "more line")
+        ));
+    }
+}
+
+/// The tool, its profile, the levels and what ran.
+fn header_text(out: &mut String, result: &ProfileReport, style: Style) {
     out.push_str(&format!(
         "{}  {}\n",
         style.bold(&show::visible(&result.tool)),
@@ -168,6 +454,11 @@ fn profile_text(out: &mut String, result: &ProfileReport, sources: &Sources, sty
         plural(result.runs.len(), "run"),
         seconds(result.duration_ms),
     ));
+}
+
+fn profile_text(out: &mut String, result: &ProfileReport, sources: &Sources, style: Style) {
+    header_text(out, result, style);
+    findings_section(out, &findings::of(result), style);
     let width = result
         .checks
         .iter()

@@ -9,7 +9,8 @@ use serde::Serialize;
 
 use super::show;
 use super::Sources;
-use crate::checks::{CheckSpec, Status, CATALOG};
+use crate::checks::{CheckSpec, Evidence, Status, CATALOG};
+use crate::findings::{self, Kind, Severity};
 use crate::profile::Violation;
 use crate::result::ProfileReport;
 
@@ -146,7 +147,7 @@ pub(crate) fn log(results: &[ProfileReport], sources: &Sources, cwd: &Path) -> L
                 findings.push(SarifResult {
                     rule_id: check.id,
                     rule_index,
-                    level: "error",
+                    level: result_level(check.id, failure),
                     message: Message {
                         text: format!(
                             "{}: {}\nRun: {} ({})",
@@ -299,10 +300,42 @@ fn rule(spec: &CheckSpec) -> Rule {
                 spec.title, spec.name, spec.name
             ),
         },
-        default_configuration: Configuration { level: "error" },
+        default_configuration: Configuration {
+            level: severity_level(worst_severity(spec)),
+        },
         properties: RuleProperties {
             tags: spec.requirements.to_vec(),
         },
+    }
+}
+
+/// The spec's worst severity among the failure modes a check maps to.
+fn worst_severity(spec: &CheckSpec) -> Severity {
+    spec.failure_modes
+        .iter()
+        .filter_map(|n| findings::mode(*n).map(|(_, severity)| severity))
+        .min()
+        .unwrap_or(Severity::Medium)
+}
+
+/// SARIF's level for a severity: critical is an error, high a warning, medium a note.
+fn severity_level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Critical => "error",
+        Severity::High => "warning",
+        Severity::Medium => "note",
+    }
+}
+
+/// A failing run's level: an error when what it did is a danger to an agent (a
+/// hang, a prompt, a browser, a leak), else its check's worst severity.
+fn result_level(check: &str, failure: &Evidence) -> &'static str {
+    match findings::describe(check, failure).1 {
+        Kind::Danger => "error",
+        Kind::Convention => CATALOG
+            .iter()
+            .find(|spec| spec.name == check)
+            .map_or("error", |spec| severity_level(worst_severity(spec))),
     }
 }
 

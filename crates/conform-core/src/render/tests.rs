@@ -350,10 +350,11 @@ fn the_text_report_shows_control_bytes_as_pictures_never_as_rust_escapes() {
         "{text}"
     );
     assert!(text.contains("killed by SIGSEGV"), "{text}");
-    // Two runs with the same defect print its detail once.
+    // Two runs with the same defect print its detail once (and the findings quote
+    // its first clause once).
     assert_eq!(
         text.matches("stdout is not a single JSON document").count(),
-        1,
+        2,
         "{text}"
     );
     assert!(text.contains("seen in 2 runs:"), "{text}");

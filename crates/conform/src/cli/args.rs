@@ -58,6 +58,18 @@ pub enum Command {
         #[command(flatten)]
         outputs: ReportArgs,
     },
+    /// Make one recorded run again from a --json-report file (its argv, environment changes, stdin and sandbox) and print its exit and output beside what was recorded; RUN is the number the text report's Reproduce lines give.
+    Replay {
+        /// A file written by run or check --json-report.
+        #[arg(value_name = "REPORT")]
+        report: PathBuf,
+        /// The run's number: every profile's runs counted in order from 0.
+        #[arg(value_name = "RUN")]
+        run: usize,
+        /// Stop the run after this many seconds [default: the recorded duration plus 1, at least 5].
+        #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+        timeout: Option<u64>,
+    },
     /// List the checks: id, level, requirements, title.
     Checks {
         /// Only these checks (ids, as `conform run --only` takes them).
@@ -151,6 +163,9 @@ pub struct RunFlags {
     /// Keep first attempts only. By default a run whose outcome time decided (it hit its limit, its line N came after the exit, a pipe stayed held) while the machine kept it from the CPU for a quarter of its time or more is made again alone, and that attempt stands.
     #[arg(long)]
     pub no_rerun: bool,
+    /// Text: every check, why each skipped, and every failing run with its shell line; by default the text shows the findings, the failing checks and one reproduction per finding.
+    #[arg(long)]
+    pub verbose: bool,
     #[command(flatten)]
     pub reports: ReportArgs,
 }

@@ -165,6 +165,19 @@ fn output_schema(name: &str) -> Option<Value> {
                 }
             ]
         }),
+        // One run made again, beside what the report recorded of it.
+        "replay" => json!({
+            "type": "object",
+            "required": ["run", "probe", "argv", "recorded", "replayed", "same_exit"],
+            "properties": {
+                "run": { "type": "integer", "minimum": 0 },
+                "probe": { "type": "string" },
+                "argv": { "type": "array", "items": { "type": "string" } },
+                "recorded": { "type": "object" },
+                "replayed": { "type": "object" },
+                "same_exit": { "type": "boolean" }
+            }
+        }),
         // A JSON Schema document: the profile format or the --json-report document.
         "schema" => json!({
             "type": "object",

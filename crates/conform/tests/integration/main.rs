@@ -10,6 +10,7 @@ mod check;
 mod docs_pages;
 mod editors;
 mod explore;
+mod findings;
 mod hostile;
 mod hostile_env;
 mod init;

@@ -18,7 +18,7 @@ fn a_broken_cli_gets_every_report_file_and_a_readable_text_report() {
     let profile = "conformance/profiles/bad/ansi-when-piped.json";
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_conform"))
         .current_dir(repo_root())
-        .args(["run", profile, "--format", "text", "--junit"])
+        .args(["run", profile, "--format", "text", "--verbose", "--junit"])
         .arg(path("junit.xml"))
         .arg("--sarif")
         .arg(path("conform.sarif"))
@@ -237,6 +237,7 @@ fn one_run_failing_several_checks_is_grouped_under_its_cause() {
             "exit_code_contract,invalid_input_exit_2,exit_codes_declared,unknown_command_exit_2",
             "--format",
             "text",
+            "--verbose",
             "--json-report",
         ])
         .arg(&report_path)

@@ -1,0 +1,283 @@
+//! `conform replay REPORT.json RUN`: make one recorded run again and show what it
+//! did beside what was recorded. The run is remade from its shell line
+//! (`render::show::shell_line`): the same argv, the environment changes, stdin
+//! closed or an open pipe nobody writes to, and for a sandboxed run fresh
+//! directories and a sentinel stand-in, as the report's readers would paste it.
+//!
+//! RUN counts every profile's runs in the report's order from 0, as the text
+//! report's `Reproduce:` lines do.
+
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::output::{emit, emit_json, finish, report_error};
+use super::Output;
+use crate::checks::evidence::{excerpt, signal_name, RunFacts};
+use crate::envelope::{envelope, ErrorDetail, ExitStatus};
+use crate::render::report_file;
+use crate::render::show;
+
+/// What `conform replay` was asked for.
+#[derive(Debug, Clone)]
+pub struct ReplayRequest {
+    /// A `--json-report` file.
+    pub report: PathBuf,
+    /// The run's number, counting every profile's runs in order from 0.
+    pub run: usize,
+    /// Stop the run after this long; `None`: the recorded duration plus a second,
+    /// at least 5 s, so a run the kit stopped at its limit stops about as late.
+    pub timeout: Option<Duration>,
+}
+
+/// Bytes of each stream kept; the rest is counted, as the kit does.
+const KEPT_BYTES: usize = 64 * 1024;
+
+/// What the run did this time.
+struct Replayed {
+    exit_code: Option<i32>,
+    signal: Option<String>,
+    timed_out: bool,
+    duration_ms: u64,
+    stdout: (u64, Vec<u8>),
+    stderr: (u64, Vec<u8>),
+}
+
+/// `conform replay`: exit 0 once the run was made again, whatever the tool did; 2
+/// when the report cannot be read or has no such run.
+pub fn replay(request: &ReplayRequest, out: &Output) -> ExitStatus {
+    let refuse = |message: String| {
+        let detail = ErrorDetail {
+            code: "INVALID_REPORT".into(),
+            message,
+            retryable: false,
+            phase: Some("validation"),
+            fix_required: Some(
+                "Give a file written by conform run or check --json-report, and a run number its text report names".into(),
+            ),
+            context: None,
+        };
+        report_error(
+            ExitStatus::InvalidInput,
+            detail,
+            Value::Null,
+            out.json,
+            out.started,
+        )
+    };
+    let (profile, run) = match recorded_run(&request.report, request.run) {
+        Ok(found) => found,
+        Err(message) => return refuse(message),
+    };
+    let limit = request.timeout.unwrap_or_else(|| {
+        Duration::from_millis(run.duration_ms.saturating_add(1000)).max(Duration::from_secs(5))
+    });
+    let line = show::shell_line(&run);
+    // Runs of a profile are made from its directory; `conform check`'s from a
+    // scratch directory, long gone, so from a fresh one.
+    let scratch = tempfile::tempdir();
+    let cwd = match Path::new(&profile).parent() {
+        Some(dir) if Path::new(&profile).is_file() => dir.to_path_buf(),
+        _ => match &scratch {
+            Ok(dir) => dir.path().to_path_buf(),
+            Err(e) => return refuse(format!("cannot make a scratch directory: {e}")),
+        },
+    };
+    let replayed = match make(&line, &run, &cwd, limit) {
+        Ok(replayed) => replayed,
+        Err(e) => return refuse(format!("cannot start sh for the run: {e}")),
+    };
+    let data = json!({
+        "run": request.run,
+        "profile": profile,
+        "probe": run.probe,
+        "argv": run.argv,
+        "stdin": run.stdin,
+        "shell_line": line,
+        "recorded": {
+            "exit_code": run.exit_code,
+            "signal": run.signal,
+            "timed_out": run.timed_out,
+            "duration_ms": run.duration_ms,
+            "stdout_bytes": run.stdout_bytes,
+            "stderr_bytes": run.stderr_bytes,
+            "stdout_excerpt": run.stdout_excerpt,
+            "stderr_excerpt": run.stderr_excerpt,
+        },
+        "replayed": {
+            "exit_code": replayed.exit_code,
+            "signal": replayed.signal,
+            "timed_out": replayed.timed_out,
+            "duration_ms": replayed.duration_ms,
+            "stdout_bytes": replayed.stdout.0,
+            "stderr_bytes": replayed.stderr.0,
+            "stdout_excerpt": excerpt(&replayed.stdout.1),
+            "stderr_excerpt": excerpt(&replayed.stderr.1),
+        },
+        "same_exit": run.exit_code == replayed.exit_code && run.timed_out == replayed.timed_out,
+    });
+    let written = if out.json {
+        emit_json(&envelope(ExitStatus::Success, data, None, out.elapsed_ms()))
+    } else {
+        emit(&text(request.run, &run, &replayed, limit))
+    };
+    finish(ExitStatus::Success, written)
+}
+
+/// The profile and the run numbered `n` in the report at `path`.
+fn recorded_run(path: &Path, n: usize) -> Result<(String, RunFacts), String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let document: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
+    let report = report_file::read(&document)
+        .map_err(|e| format!("{} is not a conform report: {e}", path.display()))?;
+    let total: usize = report.results.iter().map(|r| r.runs.len()).sum();
+    report
+        .results
+        .into_iter()
+        .flat_map(|r| {
+            let profile = r.profile;
+            r.runs.into_iter().map(move |run| (profile.clone(), run))
+        })
+        .nth(n)
+        .ok_or_else(|| {
+            format!(
+                "{} has {total} runs (0 to {}); there is no run {n}",
+                path.display(),
+                total.saturating_sub(1)
+            )
+        })
+}
+
+/// Run `line` in `sh` in its own process group, stdin as the run had it, both
+/// outputs drained; the group is killed at `limit`.
+fn make(line: &str, run: &RunFacts, cwd: &Path, limit: Duration) -> std::io::Result<Replayed> {
+    let started = Instant::now();
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(line)
+        .current_dir(cwd)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    // An open stdin is a pipe nobody writes to, held until the run ends.
+    command.stdin(if run.stdin == "open" {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
+    let mut child = command.spawn()?;
+    let held = child.stdin.take();
+    let drain = |stream: Option<Box<dyn Read + Send>>| {
+        thread::spawn(move || {
+            let mut kept = Vec::new();
+            let mut total = 0u64;
+            if let Some(mut stream) = stream {
+                let mut buf = [0u8; 64 * 1024];
+                while let Ok(n) = stream.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    total += n as u64;
+                    let room = KEPT_BYTES.saturating_sub(kept.len());
+                    kept.extend_from_slice(&buf[..n.min(room)]);
+                }
+            }
+            (total, kept)
+        })
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    );
+    let pgid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap_or(i32::MAX));
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if started.elapsed() >= limit {
+            timed_out = true;
+            let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+            break child.wait()?;
+        }
+        thread::sleep(Duration::from_millis(10));
+    };
+    // What the shell left behind goes with it, so the pipes reach EOF.
+    let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+    drop(held);
+    let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let stdout = stdout.join().unwrap_or_default();
+    let stderr = stderr.join().unwrap_or_default();
+    Ok(Replayed {
+        exit_code: if timed_out { None } else { status.code() },
+        signal: if timed_out {
+            None
+        } else {
+            status.signal().map(signal_name)
+        },
+        timed_out,
+        duration_ms,
+        stdout,
+        stderr,
+    })
+}
+
+/// How a run ended, in words.
+fn ended(exit_code: Option<i32>, signal: Option<&str>, timed_out: bool) -> String {
+    match (timed_out, exit_code, signal) {
+        (true, _, _) => "no exit within the limit (process group killed)".into(),
+        (false, Some(code), _) => format!("exit {code}"),
+        (false, None, Some(signal)) => format!("killed by {signal}"),
+        _ => "no exit status".into(),
+    }
+}
+
+fn text(n: usize, run: &RunFacts, replayed: &Replayed, limit: Duration) -> String {
+    let mut out = format!(
+        "run {n}: {} (stdin {}, limit {} s)\n",
+        show::visible(&run.probe),
+        run.stdin,
+        limit.as_secs()
+    );
+    out.push_str(&format!(
+        "  recorded  {} · stdout {} bytes, stderr {} bytes · {} ms\n",
+        ended(run.exit_code, run.signal.as_deref(), run.timed_out),
+        run.stdout_bytes,
+        run.stderr_bytes,
+        run.duration_ms
+    ));
+    out.push_str(&format!(
+        "  replayed  {} · stdout {} bytes, stderr {} bytes · {} ms\n",
+        ended(
+            replayed.exit_code,
+            replayed.signal.as_deref(),
+            replayed.timed_out
+        ),
+        replayed.stdout.0,
+        replayed.stderr.0,
+        replayed.duration_ms
+    ));
+    for (name, (_, bytes)) in [("stdout", &replayed.stdout), ("stderr", &replayed.stderr)] {
+        let shown = String::from_utf8_lossy(bytes);
+        for line in show::excerpt(&shown, 5, 100) {
+            out.push_str(&format!("  {name} │ {line}\n"));
+        }
+    }
+    out
+}
