@@ -4,7 +4,8 @@
 //! it, the spec's severity, a score from 0 to 3 and the commands that show it, each
 //! with what it did in words. The rule is written in `docs/findings.md`; in short:
 //!
-//! - no score: no check that maps to the mode judged anything (all skipped);
+//! - no score: no check that maps to the mode judged anything (all skipped), or
+//!   none failed and one was set aside for the load, the budget or a signal;
 //! - 3: every check that judged it passed;
 //! - 0: a danger (a hang, a prompt, a flood of output, a browser, editor or pager
 //!   opened, an installer run, an action without confirmation, a secret leaked, an
@@ -445,7 +446,16 @@ fn finding(report: &ProfileReport, n: u16, commands: usize) -> Finding {
     let failed = mapped.iter().any(|c| c.status == Status::Fail);
     let danger = shown.iter().any(|s| s.kind == Kind::Danger);
     let failing: BTreeSet<&str> = shown.iter().map(|s| s.pointer.as_str()).collect();
-    let score = if !judged {
+    // A check set aside because the machine starved its runs, or the budget or a
+    // signal ended them, might have failed: the mode's other passes do not make
+    // it a 3 (a prompt loop on a loaded runner must not read as clean).
+    let inconclusive = mapped.iter().any(|c| {
+        c.status == Status::Skip
+            && c.skipped_reason
+                .as_deref()
+                .is_some_and(|why| why.starts_with(STARVED_SKIP) || why.starts_with(CUT_SKIP))
+    });
+    let score = if !judged || (!failed && inconclusive) {
         None
     } else if !failed {
         Some(3)
@@ -471,6 +481,12 @@ fn finding(report: &ProfileReport, n: u16, commands: usize) -> Finding {
         commands: shown,
     }
 }
+
+/// How a check's skip begins when its runs were starved on both attempts
+/// (`checks::judge`), and when the budget or a signal left them unmade
+/// (`runner`).
+const STARVED_SKIP: &str = "the machine never gave this run the CPU";
+const CUT_SKIP: &str = "not run: ";
 
 /// One tool's findings as one JSON value, for the JSON report.
 pub(crate) fn to_json(report: &ProfileReport) -> serde_json::Value {
@@ -612,6 +628,17 @@ mod tests {
             commands(&["list"]),
         );
         assert_eq!(score(&of(&r), "§50"), None);
+        assert_eq!(score(&of(&r), "§10"), None);
+    }
+
+    #[test]
+    fn a_check_starved_of_cpu_leaves_its_mode_unscored_not_3() {
+        let mut starved = check(CheckId::NoHangStdinClosed, vec![], true);
+        starved.check.skipped_reason = Some(format!("{STARVED_SKIP} it needed: ..."));
+        let r = report(
+            vec![starved, check(CheckId::NoHangStdinOpen, vec![], false)],
+            commands(&["login"]),
+        );
         assert_eq!(score(&of(&r), "§10"), None);
     }
 
