@@ -130,8 +130,9 @@ impl Cost {
 /// No run is planned as cheaper than this: a sandbox is made and removed for it.
 const MIN_RUN_COST: Duration = Duration::from_millis(15);
 
-/// Words of a command agents call first, to learn who they are and what is there.
-const FIRST_CALLED: &[&str] = &[
+/// Words of a command agents call first to learn who they are and where: the
+/// first of [`FIRST_CALLED`], which exploration reads before any other read.
+pub(crate) const WHO_AND_WHERE: &[&str] = &[
     "whoami",
     "me",
     "status",
@@ -139,17 +140,14 @@ const FIRST_CALLED: &[&str] = &[
     "config",
     "configure",
     "auth",
-    "list",
-    "ls",
-    "get",
-    "info",
-    "show",
-    "account",
-    "user",
 ];
 
+/// Words of a command agents call first, to learn what is there (after
+/// [`WHO_AND_WHERE`]).
+const FIRST_CALLED: &[&str] = &["list", "ls", "get", "info", "show", "account", "user"];
+
 /// Endings of a first-called command's name: `get-caller-identity`, `current-user`.
-const FIRST_CALLED_ENDINGS: &[&str] = &["whoami", "caller-identity", "current-user"];
+pub(crate) const FIRST_CALLED_ENDINGS: &[&str] = &["whoami", "caller-identity", "current-user"];
 
 /// Whether agents call a command of this argv first.
 fn first_called(argv: &[String]) -> bool {
@@ -157,7 +155,9 @@ fn first_called(argv: &[String]) -> bool {
         return false;
     };
     let word = last.rsplit(':').next().unwrap_or(last).to_ascii_lowercase();
-    FIRST_CALLED.contains(&word.as_str()) || FIRST_CALLED_ENDINGS.iter().any(|e| word.ends_with(e))
+    WHO_AND_WHERE.contains(&word.as_str())
+        || FIRST_CALLED.contains(&word.as_str())
+        || FIRST_CALLED_ENDINGS.iter().any(|e| word.ends_with(e))
 }
 
 /// The words of a command's path: before its first option or made-up operand.

@@ -21,7 +21,9 @@ use super::commands::{add, HelpEntry};
 use super::listing::{listing_argvs, read_listing};
 use super::page::{lists_no_subcommands, read_page, HelpPage};
 use super::usage::program_name;
-use crate::init::phases::{Budget, DEPTH_RUNS, DEPTH_SHARE, MIN_DEPTH};
+use crate::init::phases::{
+    Budget, DEPTH_RUNS, DEPTH_SHARE, FIRST_CALLED_ENDINGS, MIN_DEPTH, WHO_AND_WHERE,
+};
 use crate::init::tool::{Explored, Tool, Unread};
 use crate::init::{probe, Body, Census, Failure, Warning, UNKNOWN_FLAG};
 use crate::plan::SURVEY;
@@ -688,20 +690,9 @@ fn in_batches<T>(
 /// `get-caller-identity`) unless their names say they change state, then reads,
 /// groups and the rest, then those that change state.
 fn rank(name: &str, class: Class) -> u8 {
-    const AGENT_FIRST: &[&str] = &[
-        "whoami",
-        "me",
-        "status",
-        "version",
-        "config",
-        "configure",
-        "auth",
-    ];
-    /// Who the credentials are: `get-caller-identity`, `current-user`.
-    const WHO_AM_I: &[&str] = &["whoami", "caller-identity", "current-user"];
     let lower = name.to_ascii_lowercase();
-    let agent_first =
-        AGENT_FIRST.contains(&lower.as_str()) || WHO_AM_I.iter().any(|who| lower.ends_with(who));
+    let agent_first = WHO_AND_WHERE.contains(&lower.as_str())
+        || FIRST_CALLED_ENDINGS.iter().any(|who| lower.ends_with(who));
     match class {
         Class::Read | Class::Other if agent_first => 0,
         Class::Read => 1,
