@@ -94,6 +94,7 @@ pub fn merge(request: &MergeRequest, out: &Output) -> ExitStatus {
         })
         .collect();
     let sources = sources_of(&identities);
+    let network = merged_network(&shards);
     let cwd = std::env::current_dir().unwrap_or_default();
     let finished = Finished {
         results: &merged,
@@ -103,6 +104,7 @@ pub fn merge(request: &MergeRequest, out: &Output) -> ExitStatus {
             partition: None,
             profiles: &identities,
             sandboxes: agreed_sandboxes(&shards),
+            network: network.as_deref(),
         },
         status,
         // The shards ran side by side: the whole took as long as the slowest.
@@ -135,12 +137,55 @@ pub fn merge(request: &MergeRequest, out: &Output) -> ExitStatus {
                 .map(|(path, _)| path.display().to_string())
                 .collect();
             meta.insert("merged".into(), json!(reports));
+            if let Some(network) = &network {
+                meta.insert("network".into(), json!(network));
+            }
         }
         emit_json(&document)
     } else {
-        emit(&render_run::to_text(&merged, &sources, out.style()))
+        let summary = network.as_deref().map(|n| {
+            let namespace = crate::exec::Isolation::Namespace;
+            match n == namespace.label() {
+                true => namespace.summary(),
+                false => crate::exec::Isolation::ProxyOnly {
+                    reason: String::new(),
+                }
+                .summary(),
+            }
+        });
+        let options = render_run::TextOptions {
+            network: summary.as_deref(),
+            ..render_run::TextOptions::verbose()
+        };
+        emit(&render_run::to_text_with(
+            &merged,
+            &sources,
+            out.style(),
+            &options,
+        ))
     };
     finish(status, written)
+}
+
+/// How the shards' runs at the black hole were kept from the network: what they
+/// all say, or the weaker word when they differ (a shard made without a
+/// namespace makes the whole run one); `None` when no report says.
+fn merged_network(shards: &[(PathBuf, ReportFile)]) -> Option<String> {
+    let said: Vec<&str> = shards
+        .iter()
+        .filter_map(|(_, shard)| shard.network.as_deref())
+        .collect();
+    let first = *said.first()?;
+    match said.iter().find(|&&n| n != first) {
+        None => Some(first.to_string()),
+        Some(_) => Some(
+            crate::exec::Isolation::ProxyOnly {
+                reason: String::new(),
+            }
+            .label()
+            .to_string(),
+        ),
+    }
 }
 
 /// Where the shards made their sandboxes, when every report says and they agree

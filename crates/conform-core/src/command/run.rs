@@ -327,6 +327,7 @@ pub(super) fn execute(
         .iter()
         .map(|r| ProfileIdentity::of(r.profile, &r.checks))
         .collect();
+    let network = config.session.network_isolation();
     let finished = Finished {
         results: &results,
         sources: &sources,
@@ -335,6 +336,7 @@ pub(super) fn execute(
             partition: selection.partition,
             profiles: &identities,
             sandboxes: Some(json_report::sandboxes()),
+            network: network.map(crate::exec::Isolation::label),
         },
         status,
         duration_ms: elapsed_ms(started),
@@ -352,7 +354,6 @@ pub(super) fn execute(
         let message = report_errors.join("; ");
         return report_not_written(message, &results, &sources, json_output, style, started);
     }
-    let network = config.session.network_isolation();
     if let Some(crate::exec::Isolation::ProxyOnly { reason }) = network {
         // Why, once, beside the report's summary that says what it means.
         eprintln!("conform: warning: no network namespace for the runs at the black hole ({reason}): proxy variables only");

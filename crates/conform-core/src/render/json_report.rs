@@ -83,6 +83,9 @@ pub(crate) struct RunIdentity<'a> {
     /// Where the runs' sandboxes were made ([`sandboxes`] for this conform's own
     /// runs; a merge says what its shards' reports say), or `None` to leave it out.
     pub sandboxes: Option<Value>,
+    /// How the runs at the black hole were kept from the network (`namespace`,
+    /// `proxy variables only`), when there were any.
+    pub network: Option<&'a str>,
 }
 
 /// The report of a `conform run` that exits with `status`.
@@ -109,6 +112,9 @@ pub(crate) fn document(
     });
     if let (Some(sandboxes), Some(object)) = (&run.sandboxes, document.as_object_mut()) {
         object.insert("sandboxes".into(), sandboxes.clone());
+    }
+    if let (Some(network), Some(object)) = (run.network, document.as_object_mut()) {
+        object.insert("network".into(), json!(network));
     }
     document
 }

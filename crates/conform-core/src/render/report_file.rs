@@ -36,6 +36,9 @@ pub(crate) struct ReportFile {
     /// Where the run made its sandboxes, as the report says (absent in a report
     /// that does not say).
     pub sandboxes: Option<Value>,
+    /// How the run's black-hole runs were kept from the network, as the report
+    /// says.
+    pub network: Option<String>,
     pub results: Vec<ProfileReport>,
 }
 
@@ -92,6 +95,7 @@ pub(crate) fn read(document: &Value) -> Result<ReportFile, String> {
         partition,
         profiles,
         sandboxes: document.get("sandboxes").cloned(),
+        network: document["network"].as_str().map(String::from),
         results,
     })
 }
