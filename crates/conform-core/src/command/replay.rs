@@ -52,16 +52,11 @@ struct Replayed {
 /// when the report cannot be read or has no such run.
 pub fn replay(request: &ReplayRequest, out: &Output) -> ExitStatus {
     let refuse = |message: String| {
-        let detail = ErrorDetail {
-            code: "INVALID_REPORT".into(),
+        let detail = ErrorDetail::invalid_input(
+            "INVALID_REPORT",
             message,
-            retryable: false,
-            phase: Some("validation"),
-            fix_required: Some(
-                "Give a file written by conform run or check --json-report, and a run number its text report names".into(),
-            ),
-            context: None,
-        };
+            "Give a file written by conform run or check --json-report, and a run number its text report names",
+        );
         report_error(
             ExitStatus::InvalidInput,
             detail,
