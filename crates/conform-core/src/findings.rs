@@ -21,9 +21,11 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use crate::checks::evidence::RunFacts;
+use crate::checks::judge::STARVED;
 use crate::checks::{Evidence, Status};
 use crate::exec::{EDITOR_VARS, INSTALLERS, OPENERS};
 use crate::result::ProfileReport;
+use crate::runner::NOT_RUN;
 
 /// The spec's severity of a failure mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -453,7 +455,7 @@ fn finding(report: &ProfileReport, n: u16, commands: usize) -> Finding {
         c.status == Status::Skip
             && c.skipped_reason
                 .as_deref()
-                .is_some_and(|why| why.starts_with(STARVED_SKIP) || why.starts_with(CUT_SKIP))
+                .is_some_and(|why| why.starts_with(STARVED) || why.starts_with(NOT_RUN))
     });
     let score = if !judged || (!failed && inconclusive) {
         None
@@ -482,12 +484,6 @@ fn finding(report: &ProfileReport, n: u16, commands: usize) -> Finding {
     }
 }
 
-/// How a check's skip begins when its runs were starved on both attempts
-/// (`checks::judge`), and when the budget or a signal left them unmade
-/// (`runner`).
-const STARVED_SKIP: &str = "the machine never gave this run the CPU";
-const CUT_SKIP: &str = "not run: ";
-
 /// One tool's findings as one JSON value, for the JSON report.
 pub(crate) fn to_json(report: &ProfileReport) -> serde_json::Value {
     serde_json::to_value(of(report)).unwrap_or(serde_json::Value::Null)
@@ -513,7 +509,7 @@ mod tests {
     use super::*;
     use crate::checks::{CheckId, CATALOG};
     use crate::exec::{SandboxReport, SentinelCall};
-    use crate::result::{verdicts, Check, CheckReport};
+    use crate::result::{verdicts, CheckReport};
 
     fn facts(probe: &str, stdin: &'static str) -> RunFacts {
         // The kit's own runs come from `command`, a probe's from its entry.
@@ -543,29 +539,8 @@ mod tests {
     }
 
     fn check(id: CheckId, failures: Vec<Evidence>, skipped: bool) -> CheckReport {
-        let spec = id.spec();
-        let status = if skipped {
-            Status::Skip
-        } else if failures.is_empty() {
-            Status::Pass
-        } else {
-            Status::Fail
-        };
-        CheckReport {
-            check: Check {
-                id: spec.name,
-                title: spec.title,
-                status,
-                level: spec.level,
-                failure_modes: spec.failure_modes.iter().map(|n| format!("§{n}")).collect(),
-                requirements: spec.requirements.to_vec(),
-                runs_checked: usize::from(!skipped),
-                failures,
-                skipped_reason: skipped.then(|| "nothing to judge".into()),
-            },
-            extension: spec.extension,
-            first_attempt: None,
-        }
+        let reason = skipped.then_some("nothing to judge");
+        crate::render::tests::check(id, usize::from(!skipped), failures, reason)
     }
 
     fn report(checks: Vec<CheckReport>, runs: Vec<RunFacts>) -> ProfileReport {
@@ -634,7 +609,7 @@ mod tests {
     #[test]
     fn a_check_starved_of_cpu_leaves_its_mode_unscored_not_3() {
         let mut starved = check(CheckId::NoHangStdinClosed, vec![], true);
-        starved.check.skipped_reason = Some(format!("{STARVED_SKIP} it needed: ..."));
+        starved.check.skipped_reason = Some(format!("{STARVED}: ..."));
         let r = report(
             vec![starved, check(CheckId::NoHangStdinOpen, vec![], false)],
             commands(&["login"]),

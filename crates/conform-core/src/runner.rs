@@ -378,12 +378,16 @@ fn not_run(
         .filter(|spec| run.checks.contains(&spec.id))
         .map(|spec| {
             let mut outcome = Outcome::new(spec.id);
-            outcome.skip(format!("not run: {reason}"));
+            outcome.skip(format!("{NOT_RUN}{reason}"));
             outcome
         })
         .collect();
     report(run, &ctx, outcomes, elapsed)
 }
+
+/// How the skip of a check begins whose runs a stop (the fail-fast flag, the
+/// budget, a signal) left unmade: the findings read it as no verdict.
+pub(crate) const NOT_RUN: &str = "not run: ";
 
 /// A profile a signal or the budget (`ended_by`) stopped before its runs were all
 /// made: every check whose runs were all made (or left unmade by their plan) is
@@ -403,8 +407,8 @@ fn judge_made(
         }
     }
     let reason = match ended_by {
-        "budget" => "not run: the budget ended the run first".to_string(),
-        signal => format!("not run: the signal ({signal}) ended the run first"),
+        "budget" => format!("{NOT_RUN}the budget ended the run first"),
+        signal => format!("{NOT_RUN}the signal ({signal}) ended the run first"),
     };
     let ctx = Context::new(run.profile, plan, &records);
     let outcomes = checks::judge(&ctx, &run.checks)

@@ -72,6 +72,9 @@ pub(crate) fn judge(ctx: &Context<'_>, selected: &BTreeSet<CheckId>) -> Vec<Outc
     outcomes
 }
 
+/// How the skip of a check begins whose runs were starved on both attempts.
+pub(crate) const STARVED: &str = "the machine never gave this run the CPU it needed";
+
 /// A run starved on both attempts says nothing about the tool, so no verdict rests
 /// on what it did not do in time: those failures are dropped (what it was seen
 /// doing, a sentinel called or a file written, stands), and a check left with no
@@ -119,7 +122,7 @@ fn set_aside_starved(ctx: &Context<'_>, reads: &[RunKind], outcome: &mut Outcome
         .retain(|failure| failure.observed || !failure.run.starved_again);
     if outcome.failures.is_empty() {
         outcome.skip(format!(
-            "the machine never gave this run the CPU it needed: {}; both attempts are in the evidence (--json-report)",
+            "{STARVED}: {}; both attempts are in the evidence (--json-report)",
             starved.join("; ")
         ));
     }

@@ -17,7 +17,7 @@ mod headless;
 mod help;
 mod injection;
 mod invalid;
-mod judge;
+pub(crate) mod judge;
 mod line_endings;
 mod manifest;
 mod network_timeout;

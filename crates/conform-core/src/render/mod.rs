@@ -18,7 +18,7 @@ pub(crate) mod show;
 pub(crate) mod stream;
 pub(crate) mod style;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 pub(crate) mod validate;
 
 use std::collections::HashMap;

@@ -57,7 +57,9 @@ fn facts(probe: &str, pointer: &str, argv: &[&str]) -> RunFacts {
     }
 }
 
-fn check(
+/// A check's report as a judge would give it: skipped when `skipped` says why,
+/// else passed or failed by `failures`.
+pub(crate) fn check(
     id: CheckId,
     runs_checked: usize,
     failures: Vec<Evidence>,
