@@ -143,16 +143,9 @@ pub fn merge(request: &MergeRequest, out: &Output) -> ExitStatus {
         }
         emit_json(&document)
     } else {
-        let summary = network.as_deref().map(|n| {
-            let namespace = crate::exec::Isolation::Namespace;
-            match n == namespace.label() {
-                true => namespace.summary(),
-                false => crate::exec::Isolation::ProxyOnly {
-                    reason: String::new(),
-                }
-                .summary(),
-            }
-        });
+        let summary = network
+            .as_deref()
+            .map(|n| crate::exec::Isolation::from_label(n).summary());
         let options = render_run::TextOptions {
             network: summary.as_deref(),
             ..render_run::TextOptions::verbose()
@@ -176,16 +169,12 @@ fn merged_network(shards: &[(PathBuf, ReportFile)]) -> Option<String> {
         .filter_map(|(_, shard)| shard.network.as_deref())
         .collect();
     let first = *said.first()?;
-    match said.iter().find(|&&n| n != first) {
-        None => Some(first.to_string()),
-        Some(_) => Some(
-            crate::exec::Isolation::ProxyOnly {
-                reason: String::new(),
-            }
-            .label()
-            .to_string(),
-        ),
+    let differ = said.iter().any(|&n| n != first);
+    let weaker = crate::exec::Isolation::ProxyOnly {
+        reason: String::new(),
     }
+    .label();
+    Some(if differ { weaker } else { first }.to_string())
 }
 
 /// Where the shards made their sandboxes, when every report says and they agree

@@ -47,6 +47,16 @@ impl Isolation {
         }
     }
 
+    /// The isolation a report's word names (a fallback's reason is not recorded).
+    pub(crate) fn from_label(label: &str) -> Isolation {
+        match label {
+            "namespace" => Isolation::Namespace,
+            _ => Isolation::ProxyOnly {
+                reason: String::new(),
+            },
+        }
+    }
+
     /// The report's sentence on it: what the reader must know of a fallback.
     pub(crate) fn summary(&self) -> String {
         match self {
