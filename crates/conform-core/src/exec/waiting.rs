@@ -439,6 +439,9 @@ struct Reader<'a> {
     sockets: HashMap<u64, TcpSocket>,
 }
 
+/// How many times a thread found running is read before it is called busy.
+const RUNNING_READS: usize = 4;
+
 impl Reader<'_> {
     /// The most telling of what the threads of `process` wait on.
     fn process(&self, process: &Process) -> WaitingOn {
@@ -460,9 +463,22 @@ impl Reader<'_> {
 
     fn thread(&self, process: &Process, tid: i32) -> WaitingOn {
         let pid = process.pid;
-        let syscall = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/syscall"))
-            .ok()
-            .and_then(|text| parse_syscall(&text));
+        let read = || {
+            std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/syscall"))
+                .ok()
+                .and_then(|text| parse_syscall(&text))
+        };
+        // A thread caught between two sleeps reads as running: it is busy only
+        // when it is running at every one of a few reads (the evidence must not
+        // depend on the instant it was read at).
+        let mut syscall = read();
+        for _ in 1..RUNNING_READS {
+            if !matches!(syscall, Some(Syscall::Running)) {
+                break;
+            }
+            std::thread::yield_now();
+            syscall = read();
+        }
         let (number, args) = match syscall {
             Some(Syscall::Running) => return WaitingOn::Busy,
             Some(Syscall::Outside) => return WaitingOn::Nothing,
