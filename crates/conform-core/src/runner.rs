@@ -225,6 +225,8 @@ fn make_runs(
     let policy = Policy {
         jobs: config.jobs,
         rerun_starved: config.rerun_starved,
+        start_until: None,
+        starts_anyway: 0,
     };
     schedule::execute(
         &plan_refs,

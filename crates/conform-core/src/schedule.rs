@@ -33,7 +33,7 @@ use serde_json::Value;
 
 use crate::exec::{Reactor, RunError, RunErrorKind, RunRecord, RunSpec};
 use crate::exit::panic_message;
-use crate::plan::{Plan, RunIndex};
+use crate::plan::{Made, Plan, RunIndex};
 
 /// Runs in flight (working, blocked or finishing) at most, per job slot. A blocked
 /// tool gives its slot away, but each one still costs a process, memory and, when
@@ -253,6 +253,29 @@ impl<'p> Pool<'p> {
         needed
     }
 
+    /// Hands over the records of the ready runs that exist already ([`Made`]),
+    /// without a job slot: a run made before the plan, or the same run as one of
+    /// the plan that has finished; and so on for the runs that releases.
+    fn settle_made(&mut self, on: &mut impl FnMut(Progress<'_>)) {
+        while let Some(at) = self
+            .ready
+            .iter()
+            .position(|&(p, index)| self.plans[p].runs[index].made.is_some())
+        {
+            let Some(key) = self.ready.remove(at) else {
+                return;
+            };
+            let (p, index) = key;
+            let record = match &self.plans[p].runs[index].made {
+                _ if self.gated(key) => None,
+                Some(Made::Before(record)) => Some(record.as_ref().clone()),
+                Some(Made::SameAs(same)) => self.records[p].get(*same).cloned().flatten(),
+                None => None,
+            };
+            self.finish(key, record, on);
+        }
+    }
+
     /// The spec a run is made with.
     fn spec(&self, (p, index): RunKey) -> &RunSpec {
         self.derived[p][index]
@@ -292,6 +315,12 @@ pub(crate) struct Policy {
     /// Make a run again alone when time decided it while it was kept from the CPU
     /// ([`starved`]); off: first attempts only.
     pub rerun_starved: bool,
+    /// No run starts after this instant, but for the first [`Policy::starts_anyway`]
+    /// (`conform check`'s help calls and exploration runs hold to their share of
+    /// the budget run by run, not batch by batch).
+    pub start_until: Option<std::time::Instant>,
+    /// Runs started whatever the time: something is always read.
+    pub starts_anyway: usize,
 }
 
 /// Makes every run of every plan with `executor`, at most `policy.jobs` tools
@@ -319,8 +348,13 @@ pub(crate) fn execute(
     // First attempts to make again alone, and the one being made again now.
     let mut starved_runs: VecDeque<(RunKey, RunRecord)> = VecDeque::new();
     let mut again: Option<(RunKey, RunRecord)> = None;
+    let mut started = 0usize;
     while !pool.done() {
-        let halted = executor.cancelled() || stop.load(Ordering::Relaxed);
+        let late = policy.start_until.is_some_and(|until| {
+            started >= policy.starts_anyway && std::time::Instant::now() >= until
+        });
+        let halted = executor.cancelled() || stop.load(Ordering::Relaxed) || late;
+        pool.settle_made(&mut on);
         if halted {
             // Nothing more is made: a starved run keeps its first attempt.
             for (key, first) in starved_runs.drain(..) {
@@ -347,6 +381,7 @@ pub(crate) fn execute(
                     continue;
                 }
                 start(key, executor, &mut pool, &mut on);
+                started += 1;
             }
         }
         if pool.done() {
@@ -454,6 +489,8 @@ mod tests {
             Policy {
                 jobs,
                 rerun_starved: true,
+                start_until: None,
+                starts_anyway: 0,
             },
             &AtomicBool::new(false),
             &mut executor,
@@ -491,6 +528,7 @@ mod tests {
             gate,
             derived: None,
             stdin_by_design: None,
+            made: None,
         }
     }
 
@@ -558,6 +596,8 @@ mod tests {
             Policy {
                 jobs: 1,
                 rerun_starved: true,
+                start_until: None,
+                starts_anyway: 0,
             },
             &stop,
             &mut executor,
@@ -699,6 +739,8 @@ mod tests {
             Policy {
                 jobs: 4,
                 rerun_starved,
+                start_until: None,
+                starts_anyway: 0,
             },
             &AtomicBool::new(false),
             &mut executor,
@@ -987,6 +1029,8 @@ mod tests {
                 Policy {
                     jobs: 1,
                     rerun_starved: false,
+                    start_until: None,
+                    starts_anyway: 0,
                 },
                 &AtomicBool::new(false),
                 &mut executor,

@@ -44,7 +44,8 @@ const LONGEST_WAIT: Duration = Duration::from_secs(35);
 fn judge(ctx: &Context<'_>) -> Outcome {
     let mut outcome = Outcome::new(CheckId::NetworkTimeout);
     let mut incidental_only = 0;
-    for run in ctx.declared_runs() {
+    let runs: Vec<Judged<'_>> = ctx.declared_runs();
+    for &run in &runs {
         let reached = !run.record.proxy_requests.is_empty();
         // Any wait at the listener: at the limit, or let go on past it.
         let at_hole = run.record.waiting_on == Some(WaitingOn::BlackHole)
@@ -71,8 +72,19 @@ fn judge(ctx: &Context<'_>) -> Outcome {
             continue;
         }
         if run.record.timed_out {
-            outcome.runs_checked += 1;
-            outcome.fail(&run, waited_forever(ctx, &run));
+            // Cut at its own limit while another run on the same host was let go
+            // on to learn whether the tool gives up: that run's ending decides.
+            match measured_by(&runs, &run) {
+                Some(measured) if !measured.record.timed_out => continue,
+                Some(measured) => {
+                    outcome.runs_checked += 1;
+                    outcome.fail(&run, cut_short(&run, &measured));
+                }
+                None => {
+                    outcome.runs_checked += 1;
+                    outcome.fail(&run, waited_forever(ctx, &run));
+                }
+            }
             continue;
         }
         if !reached {
@@ -208,6 +220,56 @@ fn waited_forever(ctx: &Context<'_>, run: &Judged<'_>) -> String {
          an error envelope (REQ-F-011, REQ-F-012){}",
         hosts(&run.record.proxy_requests),
         timeout_flag_note(ctx, run)
+    )
+}
+
+/// The hosts a run asked for and waited on (connections that carried a request).
+fn waited_hosts<'a>(run: &Judged<'a>) -> Vec<&'a str> {
+    let mut hosts: Vec<&str> = run
+        .record
+        .proxy_requests
+        .iter()
+        .filter(|request| !request.unsent)
+        .map(|request| request.host.as_deref().unwrap_or_default())
+        .collect();
+    hosts.sort_unstable();
+    hosts.dedup();
+    hosts
+}
+
+/// The run that measured the wait on the hosts `run` was cut waiting on: one that
+/// asked for each of them and was let go on longer (`conform check` spends the
+/// network patience once per host: `init/survey.rs`).
+fn measured_by<'a>(runs: &[Judged<'a>], run: &Judged<'_>) -> Option<Judged<'a>> {
+    let hosts = waited_hosts(run);
+    if hosts.is_empty() {
+        return None;
+    }
+    runs.iter()
+        .filter(|other| other.index != run.index)
+        .filter(|other| other.record.duration > run.record.duration + Duration::from_secs(1))
+        .filter(|other| {
+            let theirs = waited_hosts(other);
+            hosts.iter().all(|host| theirs.contains(host))
+        })
+        .max_by_key(|other| other.record.duration)
+        .copied()
+}
+
+/// The detail of a run cut at its limit on a host whose measured run was still
+/// waiting at the end of its patience.
+fn cut_short(run: &Judged<'_>, measured: &Judged<'_>) -> String {
+    format!(
+        "with every proxy at a listener that never answers, it waited on {} until its \
+         {:.0}s limit; `{}` measured the wait on that host: still waiting at {:.0}s, \
+         when conform killed it. An agent would have waited forever: a network call \
+         needs a default timeout of its own, well under {}s, that ends it with an \
+         error (REQ-F-011)",
+        hosts(&run.record.proxy_requests),
+        run.record.duration.as_secs_f64(),
+        measured.planned.label,
+        measured.record.duration.as_secs_f64(),
+        LONGEST_WAIT.as_secs(),
     )
 }
 

@@ -344,6 +344,7 @@ mod tests {
             gate: None,
             derived: None,
             stdin_by_design: None,
+            made: None,
         };
         let record = RunRecord {
             exit: Exit::Code(0),

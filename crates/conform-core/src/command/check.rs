@@ -250,12 +250,15 @@ fn survey_and_depth(
         survey: vec![0; listed.len()],
         depth: vec![0; listed.len()],
     };
-    for run in &whole.runs {
+    for (index, run) in whole.runs.iter().enumerate() {
         match run
             .role
             .probe_index()
             .and_then(|p| commands.iter().position(|&c| c == p))
         {
+            // Taken from exploration or from another run when surveyed only; made
+            // in depth.
+            Some(at) if tool.hermetic.free_in_survey(&whole, index) => runs.depth[at] += 1,
             Some(at) if SURVEY.contains(&run.role.kind) => runs.survey[at] += 1,
             Some(at) if run.role.kind != plan::RunKind::UnknownFlag => runs.depth[at] += 1,
             _ => runs.shared += 1,
@@ -312,7 +315,7 @@ fn survey_and_depth(
         tool.census.left_out(
             name,
             format!(
-                "not surveyed: the budget ({}) left no time for its runs; the commands an agent calls first and one of each group were surveyed first",
+                "not surveyed: the budget ({}) left no time for its runs; the commands where dangers live (login, init, deploy, open), then those an agent calls first, and one of each group were surveyed first",
                 budget.shown()
             ),
         );
@@ -411,20 +414,50 @@ impl Phased {
         if self.fit.whole {
             text.push_str(" (every command surveyed: it all fits)\n");
         } else {
-            text.push_str(":\n");
-            for (command, why) in self.depth() {
+            let depth = self.depth();
+            let names: Vec<&str> = depth.iter().map(|(command, _)| command.as_str()).collect();
+            text.push_str(&format!(": {}\n", names.join(", ")));
+            for (command, why) in &depth {
                 text.push_str(&format!("  in depth  {command}: {why}\n"));
             }
         }
         if !self.not_surveyed.is_empty() {
             text.push_str(&format!(
-                "  not surveyed ({} of {} found): the budget left no time for them\n",
+                "Not surveyed ({} of {} found, the budget left no time for them): {}\n",
                 self.not_surveyed.len(),
-                self.found
+                self.found,
+                named_first(&self.not_surveyed, NOT_SURVEYED_SHOWN)
             ));
         }
         text.push('\n');
         text
+    }
+}
+
+/// How many commands left unsurveyed the text names.
+const NOT_SURVEYED_SHOWN: usize = 3;
+
+/// `login, init, deploy and 81 more`: the commands whose names say dangers live
+/// there first ([`init::danger`]), then the others, in their order.
+fn named_first(commands: &[String], shown: usize) -> String {
+    let words = |name: &String| name.split(' ').map(String::from).collect::<Vec<_>>();
+    let mut ordered: Vec<&String> = commands
+        .iter()
+        .filter(|name| init::danger::dangerous(&words(name), ""))
+        .collect();
+    ordered.extend(
+        commands
+            .iter()
+            .filter(|name| !init::danger::dangerous(&words(name), "")),
+    );
+    let named: Vec<&str> = ordered
+        .iter()
+        .take(shown)
+        .map(|name| name.as_str())
+        .collect();
+    match ordered.len().saturating_sub(shown) {
+        0 => named.join(", "),
+        more => format!("{} and {more} more", named.join(", ")),
     }
 }
 
@@ -589,6 +622,8 @@ pub(super) fn infer_tool(
             .chain(["--help".to_string()]);
         hermetic.open_help = Some(args.collect());
     }
+    hermetic.explored = std::sync::Arc::new(std::mem::take(&mut inferred.generated.explored));
+    hermetic.looked = std::sync::Arc::new(std::mem::take(&mut inferred.generated.looked));
     inferred.loaded.dir = hermetic.cwd.clone();
     let census = census(&inferred.generated, &inferred.not_run);
     Ok(HermeticTool {

@@ -461,7 +461,9 @@ fn note_partial(document: &mut Value, by: &str, status: ExitStatus) {
             ),
             retryable: true,
             phase: Some("execution"),
-            fix_required: None,
+            fix_required: Some(
+                "let conform check run to its end to judge the rest: --budget bounds its time (2m by default)".into(),
+            ),
             context: None,
         };
         document["ok"] = json!(false);

@@ -7,6 +7,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use super::survey::SHORT_PATIENCE;
 use crate::exec::RunSpec;
 use crate::exec::{Network, Sandbox, StdinMode, EDITOR_AND_BROWSER_VARS, OPENERS, SENTINEL_VARS};
 use crate::plan::{KitRun, Plan, PlannedRun, RunKind, RunRole, Subject};
@@ -84,11 +85,13 @@ pub(crate) struct Hermetic {
     /// The checks whose runs only depth makes, when no command in depth got one;
     /// such a check that skips says so, with this reason.
     pub unsampled: Option<(std::collections::BTreeSet<crate::checks::CheckId>, String)>,
+    /// Exploration's run of each command, by its arguments after the program: the
+    /// survey takes them ([`super::survey`]).
+    pub explored: std::sync::Arc<Vec<(Vec<String>, crate::exec::RunRecord)>>,
+    /// When a signal ended exploration: the help calls made, by their arguments
+    /// after the program; the kit's runs that are the same calls take them.
+    pub looked: std::sync::Arc<Vec<(Vec<String>, crate::exec::RunRecord)>>,
 }
-
-/// How many of its limits a run at the black hole lasts when it is not the run
-/// `network_timeout` reads (which gets the whole patience).
-const SHORT_PATIENCE: u32 = 2;
 
 impl Hermetic {
     /// The defaults for conform's environment `vars`, with the manifest's secret
@@ -117,6 +120,8 @@ impl Hermetic {
             scope: crate::plan::Scope::default(),
             patience: crate::exec::NETWORK_PATIENCE,
             unsampled: None,
+            explored: Default::default(),
+            looked: Default::default(),
         }
     }
 
@@ -145,6 +150,13 @@ impl Hermetic {
             gaps.push("its working directory is not a scratch directory".to_string());
         }
         gaps
+    }
+
+    /// Whether a run of `plan` costs nothing in the survey: it is taken from
+    /// exploration or from another run ([`super::survey`]).
+    pub(crate) fn free_in_survey(&self, plan: &Plan, index: usize) -> bool {
+        self.network == Network::BlackHole
+            && super::survey::free_in_survey(plan, index, &self.explored)
     }
 
     /// Every planned run made the hermetic way: the isolated sandbox where the kind
@@ -221,6 +233,15 @@ impl Hermetic {
                 }
             }
         }
+        super::survey::take_help_calls(plan, &self.looked);
+        if self.network == Network::BlackHole {
+            super::survey::take_from_exploration(
+                plan,
+                &self.explored,
+                &self.scope.survey_only,
+                self.patience,
+            );
+        }
     }
 }
 
@@ -246,6 +267,7 @@ fn add_open_help(plan: &mut Plan, args: &[String]) {
         gate: None,
         derived: None,
         stdin_by_design: None,
+        made: None,
     });
 }
 
@@ -292,6 +314,9 @@ fn drop_runs(plan: &mut Plan, drop: impl Fn(&crate::plan::PlannedRun) -> bool) {
         }
         if let Some(gate) = &mut run.gate {
             *gate = at(*gate);
+        }
+        if let Some(crate::plan::Made::SameAs(same)) = &mut run.made {
+            *same = at(*same);
         }
         if let Some(derived) = &mut run.derived {
             derived.baseline = at(derived.baseline);
@@ -384,6 +409,7 @@ mod tests {
             gate: None,
             derived: None,
             stdin_by_design: None,
+            made: None,
         };
         let mut closed_only = Plan {
             runs: vec![planned(RunKind::Closed, crate::exec::StdinMode::Closed)],

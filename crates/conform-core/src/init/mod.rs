@@ -11,6 +11,7 @@
 //! warning, so init never writes a profile `conform run` would refuse.
 
 mod bait;
+pub(crate) mod danger;
 mod diagnostics;
 mod help;
 mod hermetic;
@@ -20,6 +21,7 @@ pub(crate) mod phases;
 mod render;
 mod runner;
 mod saving;
+mod survey;
 mod tool;
 
 use std::path::{Path, PathBuf};
@@ -151,6 +153,11 @@ pub(crate) struct Generated {
     pub flagged: Vec<(String, String)>,
     /// What one run cost the pool while the profile was built.
     pub per_run: Option<std::time::Duration>,
+    /// Every exploration run made, by its arguments after the program.
+    pub explored: Vec<(Vec<String>, crate::exec::RunRecord)>,
+    /// When a signal ended the help calls: those made, by their arguments after
+    /// the program (the kit's own `--help` run among them).
+    pub looked: Vec<(Vec<String>, crate::exec::RunRecord)>,
 }
 
 /// What init did: the envelope's `data`, the text for a terminal, the warnings.
@@ -318,31 +325,37 @@ pub(crate) fn generate_with(
     doc.insert("tool".into(), json!(name));
     doc.insert("command".into(), json!(command));
     doc.insert("timeout_seconds".into(), json!(request.timeout_seconds));
-    let (mut body, source) = match &request.source {
+    let built = match &request.source {
         Source::Manifest(args) => {
             let data = runner.manifest(args)?;
             let mut body = manifest::profile_from(&data, &mut runner, mutating(explore));
             body.manifest = Some(args.clone());
-            (body, "manifest")
+            Ok((body, "manifest"))
         }
         Source::ManifestFile(path) => {
             let data = read_manifest_file(path)?;
-            (
+            Ok((
                 manifest::profile_from(&data, &mut runner, mutating(explore)),
                 "manifest",
-            )
+            ))
         }
-        Source::Help => (help::profile_from(&mut runner, &name)?, "help"),
-        Source::Auto => auto(&mut runner, &name, explore)?,
+        Source::Help => help::profile_from(&mut runner, &name).map(|body| (body, "help")),
+        Source::Auto => auto(&mut runner, &name, explore),
     };
-    if request.cancel.is_cancelled() {
-        return Err(Failure::new(
-            ExitStatus::Cancelled,
-            "CANCELLED",
-            "interrupted: the tool run in progress was stopped and its process group killed",
-            "run conform init again",
-        ));
-    }
+    let interrupted = request.cancel.is_cancelled();
+    let (mut body, source) =
+        match built {
+            // `conform check` answers all the same: the help calls made are runs,
+            // and the checks they feed are judged from them.
+            _ if interrupted && explore.is_some() => (Body::interrupted(), "help"),
+            _ if interrupted => return Err(Failure::new(
+                ExitStatus::Cancelled,
+                "CANCELLED",
+                "interrupted: the tool run in progress was stopped and its process group killed",
+                "run conform init again",
+            )),
+            built => built?,
+        };
     saving::keep_saved_reads_safe(&mut body, explore.is_some());
     let mut warnings = body.warnings;
     let (census, lists_subcommands, secret_vars, check_only, help_unread, flagged) = (
@@ -375,6 +388,12 @@ pub(crate) fn generate_with(
         help_unread,
         flagged,
         per_run: runner.cost.per_run(),
+        explored: runner.explored.take(),
+        looked: if interrupted {
+            runner.looked.take()
+        } else {
+            Vec::new()
+        },
     })
 }
 
@@ -543,6 +562,25 @@ struct Body {
     help_unread: bool,
     /// See [`Generated::flagged`].
     flagged: Vec<(String, String)>,
+}
+
+impl Body {
+    /// The profile of a tool whose exploration a signal ended: the unknown-flag
+    /// probe alone (no run of it is made), and a warning saying so. The help
+    /// calls made are the kit's runs the checks judge ([`Generated::looked`]).
+    fn interrupted() -> Body {
+        let argv = [UNKNOWN_FLAG.to_string()];
+        Body {
+            probes: vec![Value::Object(probe("unknown flag", &argv, "invalid"))],
+            warnings: vec![Warning::new(
+                "EXPLORATION_INTERRUPTED",
+                "a signal ended exploration while the help was being read: the checks judge the help calls made (`--help` among them), and every other check is skipped",
+                json!({}),
+            )],
+            census: Some(Census::default()),
+            ..Body::default()
+        }
+    }
 }
 
 /// One probe as the profile writes it, keys in the format's order.

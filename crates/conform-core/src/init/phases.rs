@@ -63,9 +63,14 @@ impl Budget {
         self.left(HELP_SHARE)
     }
 
-    /// What is left for exploration runs.
-    pub(crate) fn explore_left(&self) -> Duration {
-        self.left(EXPLORE_SHARE)
+    /// No help call starts after this.
+    pub(crate) fn help_until(&self) -> Instant {
+        self.until(HELP_SHARE)
+    }
+
+    /// No exploration run starts after this.
+    pub(crate) fn explore_until(&self) -> Instant {
+        self.until(EXPLORE_SHARE)
     }
 
     /// What is left for the planned runs.
@@ -186,6 +191,8 @@ fn group_of(argv: &[String]) -> Vec<String> {
 /// Why a command is in the depth sample.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Why {
+    /// Its name says dangers live there (login, init, deploy, open, upgrade).
+    Dangerous,
     /// Agents call it first (whoami, status, config, list, get, ...).
     FirstCalled,
     /// The first command of its group.
@@ -198,6 +205,10 @@ pub(crate) enum Why {
 impl Why {
     pub(crate) fn said(&self) -> String {
         match self {
+            Why::Dangerous => {
+                "its name says dangers live there (it logs in, sets up, deploys, opens or updates)"
+                    .into()
+            }
             Why::FirstCalled => "agents call it first".into(),
             Why::OfGroup => "one command of its group".into(),
             Why::Flagged(why) => format!("the survey flagged it: {why}"),
@@ -213,15 +224,20 @@ pub(crate) struct Command {
     pub flagged: Option<String>,
 }
 
-/// The depth sample, in order: the commands agents call first (shorter paths
-/// first, and one of each group before a second of any), then the first command
-/// of each group not yet in it, then every command the survey flagged, each in
-/// listed order. Indices into `commands`, each with why. A pure function of the
-/// help texts and the exploration runs.
+/// The depth sample, in order: the commands whose names say dangers live there
+/// (login, init, deploy, open: [`crate::init::danger`]), then those agents call
+/// first (shorter paths first, and one of each group before a second of any),
+/// then the first command of each group not yet in it, then every command the
+/// survey flagged, each in listed order. Indices into `commands`, each with why.
+/// A pure function of the help texts and the exploration runs.
 pub(crate) fn depth_order(commands: &[Command]) -> Vec<(usize, Why)> {
-    let mut order: Vec<(usize, Why)> = Vec::new();
+    let dangerous = |i: usize| super::danger::dangerous(command_words(&commands[i].argv), "");
+    let mut order: Vec<(usize, Why)> = (0..commands.len())
+        .filter(|&i| dangerous(i))
+        .map(|i| (i, Why::Dangerous))
+        .collect();
     let mut first: Vec<usize> = (0..commands.len())
-        .filter(|&i| first_called(&commands[i].argv))
+        .filter(|&i| !dangerous(i) && first_called(&commands[i].argv))
         .collect();
     // How many first-called commands of its group come before each.
     let mut before: Vec<usize> = vec![0; commands.len()];
@@ -272,10 +288,6 @@ pub(crate) fn survey_order(commands: &[Command]) -> Vec<usize> {
 /// a survey of every command with nothing judged in depth would leave most checks
 /// unjudged.
 pub(crate) const MIN_DEPTH: usize = 3;
-
-/// At most this share of what is left for runs is set aside for [`MIN_DEPTH`]:
-/// on a short budget the survey comes first.
-pub(crate) const DEPTH_SHARE: f64 = 0.3;
 
 /// About how many runs beyond its survey a command judged in depth costs, every
 /// check selected (the exploration's estimate; [`fit`] counts the real plan).
@@ -339,27 +351,18 @@ pub(crate) fn fit(
     let mut surveyed: BTreeSet<usize> = BTreeSet::new();
     let mut skipped: BTreeSet<usize> = BTreeSet::new();
     let order = depth_order(commands);
-    let first_in_depth: usize = order
+    // The first commands of the depth order are judged in depth whatever the
+    // budget says: a survey of every command with nothing judged in depth would
+    // leave most checks unjudged.
+    let set_aside: usize = order
         .iter()
         .take(MIN_DEPTH)
         .map(|(index, _)| runs.depth.get(*index).copied().unwrap_or(0))
         .sum();
-    // In runs, at most DEPTH_SHARE of what is left.
-    let share = left.mul_f64(DEPTH_SHARE).as_secs_f64() / per_run.as_secs_f64().max(1e-3);
-    // Nothing is set aside where not even the first command fits in depth.
-    let first = order
-        .first()
-        .and_then(|(index, _)| runs.depth.get(*index).copied())
-        .unwrap_or(0);
-    let set_aside = if first <= share as usize {
-        first_in_depth.min(share as usize)
-    } else {
-        0
-    };
-    for (at, index) in survey_order(commands).into_iter().enumerate() {
+    let first: BTreeSet<usize> = order.iter().take(MIN_DEPTH).map(|(i, _)| *i).collect();
+    for index in survey_order(commands) {
         let cost = runs.survey.get(index).copied().unwrap_or(0);
-        // At least one command is surveyed, whatever the budget says.
-        if at == 0 || estimate(planned + cost + set_aside, per_run, tail) <= left {
+        if first.contains(&index) || estimate(planned + cost + set_aside, per_run, tail) <= left {
             planned += cost;
             surveyed.insert(index);
         } else {
@@ -372,7 +375,7 @@ pub(crate) fn fit(
             continue;
         }
         let cost = runs.depth.get(index).copied().unwrap_or(0);
-        if estimate(planned + cost, per_run, tail) <= left {
+        if first.contains(&index) || estimate(planned + cost, per_run, tail) <= left {
             planned += cost;
             depth.push((index, why));
         }
@@ -475,21 +478,34 @@ mod tests {
         let depth: Vec<usize> = some.depth.iter().map(|(i, _)| *i).collect();
         assert_eq!(named(&cmds, &depth), ["list", "a x", "b x"]);
         assert_eq!(some.survey_only.len(), 2);
-        // Not the whole survey beside what is kept for depth (at most 30% of
-        // what is left): the first commands of the order are surveyed, and
-        // judged in depth as far as the rest goes.
+        // Not the whole survey beside what is kept for depth: the first three of
+        // the depth order are surveyed and judged in depth whatever the budget
+        // says, and the rest surveyed as far as it goes.
         let few = fit(&cmds, &runs, per_run, tail, Duration::from_secs(10));
         assert_eq!(
             named(&cmds, &few.skipped.iter().copied().collect::<Vec<_>>()),
-            ["a y", "b x", "b y"]
+            ["a y", "b y"]
         );
         let depth: Vec<usize> = few.depth.iter().map(|(i, _)| *i).collect();
-        assert_eq!(named(&cmds, &depth), ["list"]);
-        assert_eq!(few.survey_only.len(), 1);
-        // At least one command is surveyed.
+        assert_eq!(named(&cmds, &depth), ["list", "a x", "b x"]);
+        assert!(few.survey_only.is_empty());
+        // Depth is never empty.
         let none = fit(&cmds, &runs, per_run, tail, Duration::ZERO);
-        assert_eq!(none.skipped.len(), 4);
-        assert_eq!(none.survey_only.len(), 1);
+        assert_eq!(none.skipped.len(), 2);
+        assert_eq!(none.depth.len(), 3);
+    }
+
+    #[test]
+    fn dangerous_commands_come_first_in_depth_and_survey() {
+        let cmds = commands(&["apps list", "login", "status", "deploy", "apps info"]);
+        let order: Vec<usize> = depth_order(&cmds).into_iter().map(|(i, _)| i).collect();
+        assert_eq!(
+            named(&cmds, &order),
+            ["login", "deploy", "status", "apps list", "apps info"]
+        );
+        assert_eq!(depth_order(&cmds)[0].1, Why::Dangerous);
+        let survey = survey_order(&cmds);
+        assert_eq!(named(&cmds, &survey[..2]), ["login", "deploy"]);
     }
 
     #[test]

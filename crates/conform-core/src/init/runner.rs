@@ -13,7 +13,7 @@ use std::cell::Cell;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
@@ -95,6 +95,11 @@ pub(super) struct Runner {
     pub scratch: Option<PathBuf>,
     /// What the runs made so far cost the pool.
     pub cost: Cost,
+    /// Every exploration run made, by its arguments after the program: the
+    /// record is the stdin-closed run of the probe it becomes.
+    pub explored: std::cell::RefCell<Vec<(Vec<String>, RunRecord)>>,
+    /// Every help call made, by its arguments after the program.
+    pub looked: std::cell::RefCell<Vec<(Vec<String>, RunRecord)>>,
     /// Where the runs made are shown.
     pub progress: Option<Phases>,
 }
@@ -144,6 +149,8 @@ impl Runner {
             unset: Vec::new(),
             scratch: None,
             cost: Cost::default(),
+            explored: Default::default(),
+            looked: Default::default(),
             progress: None,
         })
     }
@@ -257,6 +264,18 @@ impl Runner {
     /// call starved at its limit would otherwise read as one that ran the
     /// command). The records in the order of `specs`.
     fn run_all(&self, specs: &[RunSpec]) -> Vec<RunRecord> {
+        self.run_all_until(specs, None)
+            .into_iter()
+            .zip(specs)
+            .map(|(record, spec)| record.unwrap_or_else(|| interrupted(spec)))
+            .collect()
+    }
+
+    /// As [`Runner::run_all`], with no run started after `until` but the first
+    /// few (one per job slot): `None` for a run not made, for the time or a
+    /// cancel. The pool stays full to the end: a run that waits (at the black
+    /// hole, in a sleep) holds no job slot, and no batch waits for its slowest.
+    fn run_all_until(&self, specs: &[RunSpec], until: Option<Instant>) -> Vec<Option<RunRecord>> {
         if specs.is_empty() {
             return Vec::new();
         }
@@ -271,12 +290,16 @@ impl Runner {
                     gate: None,
                     derived: None,
                     stdin_by_design: None,
+                    made: None,
                 })
                 .collect(),
         };
+        let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
         let policy = Policy {
-            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            jobs,
             rerun_starved: true,
+            start_until: until,
+            starts_anyway: jobs,
         };
         let mut records: Records = Vec::new();
         let mut reactor = Reactor::new(&self.session);
@@ -288,8 +311,8 @@ impl Runner {
                 records = done;
             }
         });
-        self.made(started.elapsed(), specs.len());
         records.resize(specs.len(), None);
+        self.made(started.elapsed(), records.iter().flatten().count());
         records
             .into_iter()
             .zip(specs)
@@ -301,9 +324,9 @@ impl Runner {
                 Some(record) if record.starved_again && !self.session.cancel.is_cancelled() => {
                     let mut longer = spec.clone();
                     longer.limit = (spec.limit * STARVED_LIMIT_FACTOR).min(MAX_STARVED_LIMIT);
-                    exec::run(&longer, &self.session)
+                    Some(exec::run(&longer, &self.session))
                 }
-                record => record.unwrap_or_else(|| interrupted(spec)),
+                record => record,
             })
             .collect()
     }
@@ -530,13 +553,32 @@ impl Runner {
 
     /// As [`Runner::help_texts`], with what each call that gave no help showed.
     fn help_calls(&self, paths: &[Vec<String>], program: &str) -> Vec<Result<String, Unread>> {
+        self.help_calls_until(paths, program, None)
+            .into_iter()
+            .map(|result| {
+                result.unwrap_or_else(|| Err(self.unread_without_run("no help call was made")))
+            })
+            .collect()
+    }
+
+    /// As [`Runner::help_calls`], no call started after `until` (but the first
+    /// few): `None` for a help not read.
+    fn help_calls_until(
+        &self,
+        paths: &[Vec<String>],
+        program: &str,
+        until: Option<Instant>,
+    ) -> Vec<Option<Result<String, Unread>>> {
         let mut results: Vec<Option<Result<String, Unread>>> = vec![None; paths.len()];
         let mut whys: Vec<Option<Unread>> = vec![None; paths.len()];
+        let mut unmade = vec![false; paths.len()];
         // The order is read once: a man page in the first round sets
         // `short_first`, and the second round must then ask for the other flag,
         // not the same one again.
         for &flag in self.help_flags() {
-            let pending: Vec<usize> = (0..paths.len()).filter(|&i| results[i].is_none()).collect();
+            let pending: Vec<usize> = (0..paths.len())
+                .filter(|&i| results[i].is_none() && !unmade[i])
+                .collect();
             let argvs: Vec<Vec<String>> = pending
                 .iter()
                 .map(|&i| with_flag(&paths[i], flag))
@@ -545,7 +587,27 @@ impl Runner {
                 .iter()
                 .map(|argv| self.spec(argv, Mode::Look, true))
                 .collect();
-            let records = self.run_all(&specs);
+            let made = self.run_all_until(&specs, until);
+            // Every help call made and not cut by a signal: when a signal ends
+            // exploration, the checks judge them (`Body::interrupted`).
+            self.looked.borrow_mut().extend(
+                made.iter()
+                    .zip(&specs)
+                    .filter_map(|(record, spec)| Some((spec.args.clone(), record.clone()?)))
+                    .filter(|(_, record)| record.killed_by_kit.is_none_or(|kill| kill.at_limit)),
+            );
+            // A call not made (the time, a cancel) is no help to read, and no
+            // reason to try the other flag.
+            let mut records = Vec::with_capacity(made.len());
+            for ((&i, spec), record) in pending.iter().zip(&specs).zip(made) {
+                match record {
+                    Some(record) => records.push(record),
+                    None => {
+                        unmade[i] = true;
+                        records.push(interrupted(spec));
+                    }
+                }
+            }
             // A call that went for the network and printed no help is made again
             // with the network refused: its help, when it prints one then, is the
             // help. One that printed its help anyway (twilio's update check runs
@@ -567,7 +629,7 @@ impl Runner {
                 }
             }
             for ((&i, argv), record) in pending.iter().zip(&argvs).zip(&records) {
-                if results[i].is_some() {
+                if results[i].is_some() || unmade[i] {
                     continue;
                 }
                 let network = record.proxy_connections.unwrap_or(0) > 0;
@@ -588,10 +650,12 @@ impl Runner {
         results
             .into_iter()
             .zip(whys)
-            .map(|(result, why)| {
-                result.unwrap_or_else(|| {
-                    Err(why.unwrap_or_else(|| self.unread_without_run("no help call was made")))
-                })
+            .zip(unmade)
+            .map(|((result, why), unmade)| match (result, why) {
+                (Some(result), _) => Some(result),
+                (None, Some(why)) => Some(Err(why)),
+                (None, None) if unmade => None,
+                (None, None) => Some(Err(self.unread_without_run("no help call was made"))),
             })
             .collect()
     }
@@ -738,6 +802,25 @@ impl Runner {
     /// hole and a working directory of its own), made at once: how it ended and
     /// what it left behind.
     pub(super) fn explore_all(&self, argvs: &[Vec<String>]) -> Vec<Explored> {
+        self.explore_all_until(argvs, None)
+            .into_iter()
+            .map(|explored| {
+                explored.unwrap_or_else(|| Explored {
+                    error: Some("interrupted before the run started".into()),
+                    ..Explored::default()
+                })
+            })
+            .collect()
+    }
+
+    /// As [`Runner::explore_all`], no run started after `until` (but the first
+    /// few): `None` for a command not run. Each record is kept
+    /// ([`Runner::explored`]): it is the survey's stdin-closed run of the probe.
+    pub(super) fn explore_all_until(
+        &self,
+        argvs: &[Vec<String>],
+        until: Option<Instant>,
+    ) -> Vec<Option<Explored>> {
         let mut specs = Vec::with_capacity(argvs.len());
         let mut dirs = Vec::with_capacity(argvs.len());
         for (index, argv) in argvs.iter().enumerate() {
@@ -757,11 +840,18 @@ impl Runner {
             specs.push(spec);
             dirs.push((dir, before));
         }
-        let records = self.run_all(&specs);
+        let records = self.run_all_until(&specs, until);
+        self.explored.borrow_mut().extend(
+            records
+                .iter()
+                .zip(&specs)
+                .filter_map(|(record, spec)| Some((spec.args.clone(), record.clone()?))),
+        );
         records
             .iter()
             .zip(&dirs)
             .map(|(record, (dir, before))| {
+                let record = record.as_ref()?;
                 let created: Vec<&String> = record
                     .sandbox
                     .iter()
@@ -795,7 +885,7 @@ impl Runner {
                     }
                     (None, _) => {}
                 }
-                Explored {
+                Some(Explored {
                     error: record.error.as_ref().map(|e| e.message.clone()),
                     finished: !record.timed_out,
                     exit_code: record.exit_code(),
@@ -806,7 +896,7 @@ impl Runner {
                     },
                     wrote,
                     bait,
-                }
+                })
             })
             .collect()
     }
@@ -886,6 +976,26 @@ impl Tool for Runner {
 
     fn explore(&mut self, argvs: &[Vec<String>]) -> Vec<Explored> {
         self.explore_all(argvs)
+    }
+
+    fn helps_until(
+        &mut self,
+        paths: &[Vec<String>],
+        program: &str,
+        until: Option<Instant>,
+    ) -> Vec<Option<Result<String, String>>> {
+        self.help_calls_until(paths, program, until)
+            .into_iter()
+            .map(|result| result.map(|text| text.map_err(|unread| unread.reason)))
+            .collect()
+    }
+
+    fn explore_until(
+        &mut self,
+        argvs: &[Vec<String>],
+        until: Option<Instant>,
+    ) -> Vec<Option<Explored>> {
+        self.explore_all_until(argvs, until)
     }
 
     fn per_run(&self) -> Option<Duration> {

@@ -44,6 +44,25 @@ pub(super) trait Tool {
     fn helps(&mut self, paths: &[Vec<String>], program: &str) -> Vec<Result<String, String>> {
         paths.iter().map(|path| self.help(path, program)).collect()
     }
+    /// As [`Tool::helps`], no call started after `until` but the first few (a
+    /// runner keeps its pool full to the end): `None` for a help not read.
+    fn helps_until(
+        &mut self,
+        paths: &[Vec<String>],
+        program: &str,
+        _until: Option<std::time::Instant>,
+    ) -> Vec<Option<Result<String, String>>> {
+        self.helps(paths, program).into_iter().map(Some).collect()
+    }
+    /// As [`Tool::explore`], no run started after `until` but the first few:
+    /// `None` for a command not run.
+    fn explore_until(
+        &mut self,
+        argvs: &[Vec<String>],
+        _until: Option<std::time::Instant>,
+    ) -> Vec<Option<Explored>> {
+        self.explore(argvs).into_iter().map(Some).collect()
+    }
     /// One exploration run of each of `argvs`; a runner makes them at once.
     fn explore(&mut self, argvs: &[Vec<String>]) -> Vec<Explored> {
         argvs

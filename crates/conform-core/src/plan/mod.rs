@@ -52,6 +52,20 @@ pub(crate) struct PlannedRun {
     /// For a run with stdin open, when the command's help says it reads stdin (the
     /// help's line, as `conform check` read it): a wait on that stdin is asked for.
     pub stdin_by_design: Option<String>,
+    /// Its record exists already: the pool hands it over instead of making the run.
+    pub made: Option<Made>,
+}
+
+/// A run whose record exists before the pool would make it: a run is data, and
+/// the same run made twice shows nothing more.
+#[derive(Debug, Clone)]
+pub(crate) enum Made {
+    /// Made before the plan, the same way (`conform check`'s exploration run of a
+    /// command is the survey's stdin-closed run of its probe).
+    Before(Box<crate::exec::RunRecord>),
+    /// The same run as this plan's run at that index, which it waits for
+    /// (`conform check`'s stdin-open run of a probe is its headless run).
+    SameAs(RunIndex),
 }
 
 /// Every run for one profile.
@@ -82,13 +96,15 @@ pub(crate) struct Scope {
 
 /// The kinds of run a probe gets in `conform check`'s survey: the runs that show
 /// what differs from command to command (a wait on an open or closed stdin, a
-/// prompt, a browser, editor or pager on a terminal, a login asked for, the
-/// network, state written in a fresh HOME); every run under check is made at the
-/// black hole with the editor and browser sentinels.
-pub(crate) const SURVEY: [RunKind; 5] = [
+/// prompt, a browser, editor or pager, a login asked for, the network, state
+/// written in a fresh HOME); every run under check is made at the black hole with
+/// the editor and browser sentinels. Under `check` the closed run is the
+/// exploration run and the open run is the headless one (`init/survey.rs`), so a
+/// surveyed command costs its help call and two runs. The terminal run (colour
+/// and a pager on a terminal, which no agent has) is depth's.
+pub(crate) const SURVEY: [RunKind; 4] = [
     RunKind::Closed,
     RunKind::Open,
-    RunKind::Terminal,
     RunKind::Headless,
     RunKind::BlackHole,
 ];
@@ -308,6 +324,7 @@ impl Planner<'_> {
             gate,
             derived: None,
             stdin_by_design: None,
+            made: None,
         });
         self.runs.len() - 1
     }

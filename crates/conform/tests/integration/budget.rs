@@ -139,6 +139,68 @@ fn sigterm_halfway_gives_the_judged_checks_partial_and_the_runs_made() {
 }
 
 #[test]
+fn sigterm_while_the_help_is_read_gives_the_checks_of_the_help_calls_made() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_conform"))
+        .args(["check", "--progress", "--"])
+        .arg(slowcli())
+        .env("SLOWCLI_DELAY", "1")
+        .current_dir(repo_root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("conform starts");
+    let mut out = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        let mut stdout = String::new();
+        let _ = out.read_to_string(&mut stdout);
+        stdout
+    });
+    // The root help has been read once the groups' help calls begin.
+    let (lines, phase) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().expect("stderr");
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains("reading the help of") {
+                let _ = lines.send(());
+            }
+        }
+    });
+    phase
+        .recv_timeout(HANG)
+        .expect("the help calls of the groups began");
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid fits"));
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("signal sent");
+    let status = wait_or_kill(&mut child, HANG).expect("conform stops after SIGTERM");
+    let stdout = reader.join().expect("stdout read");
+    assert_eq!(status.code(), Some(143), "{stdout}");
+    let envelope: Value = serde_json::from_str(&stdout).expect("one envelope");
+    assert_eq!(envelope["error"]["code"], "CANCELLED", "{envelope:#}");
+    assert!(
+        envelope["error"]["fix_required"]
+            .as_str()
+            .is_some_and(|fix| fix.contains("conform check")),
+        "{envelope:#}"
+    );
+    let meta = &envelope["meta"];
+    assert_eq!(meta["ended_by"], "SIGTERM", "{meta:#}");
+    // The root help call is the kit's `--help` run: judged, not skipped.
+    let checks = envelope["data"]["checks"].as_array().expect("checks");
+    let help = checks
+        .iter()
+        .find(|c| c["id"] == "help_off_stdout")
+        .expect("help_off_stdout reported");
+    assert_eq!(help["status"], "pass", "{help:#}");
+    assert!(
+        checks.iter().any(|c| c["skipped_reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("SIGTERM"))),
+        "{envelope:#}"
+    );
+    let errors = published_result_errors(&envelope["data"]);
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
+#[test]
 fn a_budget_that_is_no_duration_is_a_usage_error() {
     let tool = slowcli();
     for bad in ["2x", "0s", "soon"] {

@@ -21,12 +21,9 @@ use super::commands::{add, HelpEntry};
 use super::listing::{listing_argvs, read_listing};
 use super::page::{lists_no_subcommands, read_page, HelpPage};
 use super::usage::program_name;
-use crate::init::phases::{
-    Budget, DEPTH_RUNS, DEPTH_SHARE, FIRST_CALLED_ENDINGS, MIN_DEPTH, WHO_AND_WHERE,
-};
+use crate::init::phases::{Budget, DEPTH_RUNS, FIRST_CALLED_ENDINGS, MIN_DEPTH, WHO_AND_WHERE};
 use crate::init::tool::{Explored, Tool, Unread};
 use crate::init::{probe, Body, Census, Failure, Warning, UNKNOWN_FLAG};
-use crate::plan::SURVEY;
 use std::time::Duration;
 
 /// How deep the command tree is read at most: twilio's API commands are four to
@@ -61,9 +58,10 @@ pub(crate) struct Settings {
     pub budget: Option<Budget>,
 }
 
-/// The runs a command costs once it is a candidate: its exploration run and its
-/// survey runs under `conform check` (the black-hole run is its closed run there).
-const RUNS_PER_SURVEYED_COMMAND: u32 = 1 + SURVEY.len() as u32 - 1;
+/// The runs a command costs once it is a candidate: its exploration run (the
+/// survey's closed run) and its headless run (the survey's open run too):
+/// `init/survey.rs`.
+const RUNS_PER_SURVEYED_COMMAND: u32 = 2;
 
 /// The runs of no command a profile costs (`--help`, the kit's runs, the
 /// made-up command and flag, metacharacters), about.
@@ -77,13 +75,8 @@ const SHARED_RUNS: u32 = 20;
 fn surveyable(tool: &dyn Tool, budget: Option<&Budget>, runs_each: u32) -> Option<usize> {
     let (budget, per_run) = (budget?, tool.per_run()?);
     let window = budget.runs_left();
-    // Room for depth only where it holds one command in depth at least: else the
-    // survey makes better use of it.
-    let share = window.mul_f64(DEPTH_SHARE);
-    let depth = match per_run * DEPTH_RUNS {
-        one if one <= share => (per_run * MIN_DEPTH as u32 * DEPTH_RUNS).min(share),
-        _ => Duration::ZERO,
-    };
+    // The first commands of the depth order are judged in depth, whatever else.
+    let depth = per_run * MIN_DEPTH as u32 * DEPTH_RUNS;
     let set_aside = per_run * SHARED_RUNS + depth + tool.limit() + Duration::from_secs(2);
     let left = window.saturating_sub(set_aside);
     let each = per_run * (runs_each + RUNS_PER_SURVEYED_COMMAND);
@@ -128,6 +121,9 @@ struct Found {
     /// Why it serves by design (a server, a proxy, a watcher), when its name or
     /// summary says so.
     serves: Option<String>,
+    /// Its name or summary says dangers live there ([`crate::init::danger`]): it
+    /// is read and run first.
+    dangerous: bool,
 }
 
 impl Found {
@@ -190,7 +186,7 @@ pub(crate) fn explore(
         for command in within_budget(&mut asked, cap, |c| c) {
             let reason = match &settings.budget {
                 Some(time) if by_time => format!(
-                    "not surveyed: the budget ({}) left no time to read its help; the commands an agent calls first (whoami, status, config, list, get) and one of each group were read first",
+                    "not surveyed: the budget ({}) left no time to read its help; the commands where dangers live (login, init, deploy, open), then those an agent calls first (whoami, status, config, list, get), and one of each group were read first",
                     time.shown()
                 ),
                 _ => format!("past exploration's budget of {MAX_HELP_CALLS} help calls, which reads the commands an agent calls first (whoami, status, config, list, get) before the rest"),
@@ -225,7 +221,7 @@ pub(crate) fn explore(
                 census.left_out(
                     &shown,
                     format!(
-                        "not surveyed: the budget ({time}) left no time to read its help; the commands an agent calls first (whoami, status, config, list, get) and one of each group were read first"
+                        "not surveyed: the budget ({time}) left no time to read its help; the commands where dangers live (login, init, deploy, open), then those an agent calls first (whoami, status, config, list, get), and one of each group were read first"
                     ),
                 );
                 continue;
@@ -340,7 +336,7 @@ pub(crate) fn explore(
     for candidate in within_budget(&mut candidates, cap, |c| &c.command) {
         let reason = match &settings.budget {
             Some(time) if by_time => format!(
-                "not surveyed: the budget ({}) left no time for its runs; the commands an agent calls first and one of each group were surveyed first",
+                "not surveyed: the budget ({}) left no time for its runs; the commands where dangers live (login, init, deploy, open), then those an agent calls first, and one of each group were surveyed first",
                 time.shown()
             ),
             _ => format!("past exploration's budget of {MAX_PROBES} probes, which runs the commands an agent calls first and one of each group before the rest"),
@@ -370,7 +366,7 @@ pub(crate) fn explore(
                 census.left_out(
                     &candidate.argv.join(" "),
                     format!(
-                        "not surveyed: the budget ({time}) left no time for its runs; the commands an agent calls first and one of each group were surveyed first"
+                        "not surveyed: the budget ({time}) left no time for its runs; the commands where dangers live (login, init, deploy, open), then those an agent calls first, and one of each group were surveyed first"
                     ),
                 );
             }
@@ -573,6 +569,7 @@ fn found(parent: &[String], entry: &HelpEntry) -> Found {
         entry.path.clone()
     };
     Found {
+        dangerous: crate::init::danger::dangerous(&path, &entry.summary),
         path,
         class,
         requires_argument: entry.requires_argument,
@@ -613,7 +610,7 @@ fn first_read_order<T>(asked: &[T], command: impl Fn(&T) -> &Found) -> Vec<usize
     for (at, item) in asked.iter().enumerate() {
         let command = command(item);
         let last = command.path.last().map_or("", String::as_str);
-        let rank = rank(last, command.class);
+        let rank = rank(last, command.class, command.dangerous);
         let parent = &command.path[..command.path.len().saturating_sub(1)];
         let before = seen.entry((parent, rank)).or_default();
         keys.push((rank, *before, at));
@@ -624,10 +621,11 @@ fn first_read_order<T>(asked: &[T], command: impl Fn(&T) -> &Found) -> Vec<usize
     order
 }
 
-/// The exploration run of each of `argvs`, made a few at a time in `order` under
-/// a budget: no batch starts once exploration's share of it is spent, so that the
-/// survey keeps its time. In the order of `argvs`; `None`: not made (the first
-/// batch always is).
+/// The exploration run of each of `argvs`, started in `order` in one pool under
+/// a budget: no run starts once exploration's share of it is spent (but the
+/// first few), so that the survey keeps its time; a run that waits holds no
+/// job slot, and none waits for a batch's slowest. In the order of `argvs`;
+/// `None`: not made.
 fn explore_in_time(
     tool: &mut dyn Tool,
     budget: Option<&Budget>,
@@ -637,16 +635,17 @@ fn explore_in_time(
     let Some(budget) = budget else {
         return tool.explore(argvs).into_iter().map(Some).collect();
     };
-    in_batches(argvs, order, |batch: &[Vec<String>], first| {
-        (first || !budget.explore_left().is_zero()).then(|| tool.explore(batch))
+    in_order(argvs, order, |ordered| {
+        tool.explore_until(ordered, Some(budget.explore_until()))
     })
 }
 
-/// The help of each of `paths`, read a few calls at a time in `order` under a
-/// budget: once the help calls' share of it is spent no further batch starts,
-/// and those not read are `None`. How many calls [`readable`] allowed was
-/// estimated from the first calls; a tool whose calls slow down (workers it
-/// leaves running, a loaded machine) is held to the clock all the same.
+/// The help of each of `paths`, the calls started in `order` in one pool under a
+/// budget: once the help calls' share of it is spent no further call starts
+/// (but the first few), and those not read are `None`. How many calls
+/// [`readable`] allowed was estimated from the first calls; a tool whose calls
+/// slow down (workers it leaves running, a loaded machine) is held to the clock
+/// all the same.
 fn helps_in_time(
     tool: &mut dyn Tool,
     budget: Option<&Budget>,
@@ -657,48 +656,43 @@ fn helps_in_time(
     let Some(budget) = budget else {
         return tool.helps(paths, program).into_iter().map(Some).collect();
     };
-    in_batches(paths, order, |batch: &[Vec<String>], first| {
-        (first || !budget.help_left().is_zero()).then(|| tool.helps(batch, program))
+    in_order(paths, order, |ordered| {
+        tool.helps_until(ordered, program, Some(budget.help_until()))
     })
 }
 
-/// `make` on `items` taken in `order`, a few at a time (twice the CPUs, so the
-/// pool stays full), each result back in its item's place; once `make` declines a
-/// batch (`None`: out of time) the rest are `None`. `make` is told which batch is
-/// the first: that one is always made.
-fn in_batches<T>(
+/// `make` on `items` taken in `order` (the pool starts them in that order), each
+/// result back in its item's place.
+fn in_order<T>(
     items: &[Vec<String>],
     order: &[usize],
-    mut make: impl FnMut(&[Vec<String>], bool) -> Option<Vec<T>>,
+    make: impl FnOnce(&[Vec<String>]) -> Vec<Option<T>>,
 ) -> Vec<Option<T>> {
-    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let ordered: Vec<Vec<String>> = order.iter().map(|&i| items[i].clone()).collect();
     let mut out: Vec<Option<T>> = items.iter().map(|_| None).collect();
-    for (at, indices) in order.chunks(2 * jobs.max(2)).enumerate() {
-        let batch: Vec<Vec<String>> = indices.iter().map(|&i| items[i].clone()).collect();
-        let Some(made) = make(&batch, at == 0) else {
-            break;
-        };
-        for (&i, result) in indices.iter().zip(made) {
-            out[i] = Some(result);
-        }
+    for (&i, result) in order.iter().zip(make(&ordered)) {
+        out[i] = result;
     }
     out
 }
 
-/// How early exploration reads a command when it cannot read them all: the
-/// commands an agent calls first (whoami, status, config; awscli's
-/// `get-caller-identity`) unless their names say they change state, then reads,
-/// groups and the rest, then those that change state.
-fn rank(name: &str, class: Class) -> u8 {
+/// How early exploration reads and runs a command when it cannot take them all:
+/// those whose names or help say dangers live there (login, init, deploy, open,
+/// upgrade, shell: [`crate::init::danger`]), then the commands an agent calls
+/// first (whoami, status, config; awscli's `get-caller-identity`), then reads,
+/// groups and the rest, then those that change state, and the destructive ones
+/// last (they run only with `--allow-destructive`).
+fn rank(name: &str, class: Class, dangerous: bool) -> u8 {
     let lower = name.to_ascii_lowercase();
     let agent_first = WHO_AND_WHERE.contains(&lower.as_str())
         || FIRST_CALLED_ENDINGS.iter().any(|who| lower.ends_with(who));
     match class {
-        Class::Read | Class::Other if agent_first => 0,
-        Class::Read => 1,
-        Class::Other | Class::Framework => 2,
-        Class::Mutating => 3,
-        Class::Destructive => 4,
+        Class::Destructive => 5,
+        _ if dangerous => 0,
+        Class::Read | Class::Other if agent_first => 1,
+        Class::Read => 2,
+        Class::Other | Class::Framework => 3,
+        Class::Mutating => 4,
     }
 }
 
@@ -1294,6 +1288,10 @@ mod tests {
     #[test]
     fn past_the_budget_the_commands_an_agent_calls_first_are_read_first() {
         let command = |path: &[&str]| Found {
+            dangerous: crate::init::danger::dangerous(
+                &path.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
+                "",
+            ),
             path: path.iter().map(|w| w.to_string()).collect(),
             class: classify(path.last().copied().unwrap_or("")),
             requires_argument: false,
