@@ -532,6 +532,67 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_run_made_already_is_handed_over_and_never_started() {
+        let mut before = record(false);
+        before.exit = Exit::Code(7);
+        let mut plan = Plan {
+            runs: vec![
+                planned("explored", vec![], None),
+                planned("headless", vec![0], Some(0)),
+                planned("open", vec![0], Some(0)),
+            ],
+        };
+        plan.runs[0].made = Some(Made::Before(Box::new(before)));
+        plan.runs[2].made = Some(Made::SameAs(1));
+        plan.runs[2].after.push(1);
+        let mut started = Vec::new();
+        let records = execute_one(&plan, 1, |spec| {
+            started.push(spec.program.display().to_string());
+            let mut made = record(false);
+            made.exit = Exit::Code(3);
+            made
+        });
+        assert_eq!(started, ["headless"]);
+        let exits: Vec<Option<i32>> = records
+            .iter()
+            .map(|r| r.as_ref().and_then(RunRecord::exit_code))
+            .collect();
+        assert_eq!(exits, [Some(7), Some(3), Some(3)]);
+    }
+
+    #[test]
+    fn no_run_starts_past_the_start_deadline_but_the_first_few() {
+        let plan = Plan {
+            runs: (0..5)
+                .map(|i| planned(&format!("r{i}"), vec![], None))
+                .collect(),
+        };
+        let mut executor = Immediate {
+            run: |_: &RunSpec| record(false),
+            started: Vec::new(),
+        };
+        let mut records = Records::new();
+        execute(
+            &[&plan],
+            Policy {
+                jobs: 1,
+                rerun_starved: false,
+                start_until: Some(std::time::Instant::now()),
+                starts_anyway: 2,
+            },
+            &AtomicBool::new(false),
+            &mut executor,
+            |progress| {
+                if let Progress::PlanDone(_, done) = progress {
+                    records = done;
+                }
+            },
+        );
+        let made: Vec<bool> = records.iter().map(Option::is_some).collect();
+        assert_eq!(made, [true, true, false, false, false]);
+    }
+
     fn record(timed_out: bool) -> RunRecord {
         RunRecord {
             exit: if timed_out {

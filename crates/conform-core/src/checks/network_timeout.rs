@@ -351,6 +351,62 @@ mod tests {
         write(record, TIMEOUT_ENVELOPE);
     }
 
+    /// `releases` and `list` both at the black hole, each as its closure makes it.
+    fn both(releases: impl Fn(&mut RunRecord), list: impl Fn(&mut RunRecord)) -> Outcome {
+        judged_with(PROFILE, CheckId::NetworkTimeout, |run, record| {
+            if run.role.kind == RunKind::BlackHole {
+                if run.label.starts_with("releases") {
+                    releases(record);
+                } else if run.label.starts_with("list") {
+                    list(record);
+                }
+            }
+        })
+    }
+
+    fn cut_at_limit(record: &mut RunRecord) {
+        record.proxy_requests = vec![connect("api.example")];
+        record.timed_out = true;
+        record.exit = Exit::Unknown;
+        record.duration = Duration::from_secs(5);
+    }
+
+    #[test]
+    fn a_run_cut_at_its_limit_is_judged_by_the_run_that_measured_its_host() {
+        // The measured run waited its whole patience: both fail, the cut one
+        // citing it.
+        let outcome = both(
+            |record| {
+                cut_at_limit(record);
+                record.duration = Duration::from_secs(40);
+            },
+            cut_at_limit,
+        );
+        assert_eq!(outcome.status(), Status::Fail);
+        assert_eq!(outcome.failures.len(), 2, "{:?}", outcome.failures);
+        let cut = outcome
+            .failures
+            .iter()
+            .find(|f| f.run.probe.starts_with("list"))
+            .expect("the cut run fails");
+        assert!(
+            cut.detail.contains("`releases (proxies at a black hole)` measured the wait on that host: still waiting at 40s"),
+            "{}",
+            cut.detail
+        );
+        // The measured run gave up by itself with a timeout error: the cut run
+        // says nothing more.
+        let outcome = both(
+            |record| {
+                timed_out_error(record);
+                record.proxy_requests = vec![connect("api.example")];
+                record.duration = Duration::from_secs(30);
+            },
+            cut_at_limit,
+        );
+        assert_passed(&outcome, 1);
+    }
+
     #[test]
     fn a_retryable_timeout_error_passes_and_runs_that_never_connect_are_not_counted() {
         assert_passed(&judged(timed_out_error), 1);
