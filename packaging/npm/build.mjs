@@ -97,10 +97,10 @@ for (const [platform, binary] of Object.entries(args.binaries)) {
     {
       name,
       ...common(args),
-      description: `The conform binary for ${os} ${cpu} (glibc); install conform-cli, which depends on it`,
+      description: `The conform binary for ${os} ${cpu} (glibc 2.31+); install conform-cli, which depends on it`,
       os: [os],
       cpu: [cpu],
-      // Linked against glibc 2.17 or newer: npm skips it on musl (Alpine), and the
+      // Linked against glibc 2.31 or newer: npm skips it on musl (Alpine), and the
       // launcher says why.
       libc: ["glibc"],
       files: ["bin/conform", "LICENSE-MIT", "LICENSE-APACHE"],

@@ -31,11 +31,17 @@ function binaryPath() {
   if (!name) {
     refuse(`no conform binary for ${key} (there are ${Object.keys(PACKAGES).join(", ")}): ${ELSEWHERE}`);
   }
-  // The binaries link glibc 2.17 or newer; on musl (Alpine) npm skips them by their
-  // libc field, and the reason deserves one line more than "not installed".
+  // The release links the binaries against glibc 2.31 (the manylinux_2_31 floor,
+  // release.yml). On musl (Alpine) npm skips them by their libc field, and an older
+  // glibc would fail to load them: either deserves one line more than an error.
   const report = process.report && process.report.getReport();
-  if (report && report.header && !report.header.glibcVersionRuntime) {
-    refuse(`the conform binary for ${key} needs glibc, and this system has none (musl?): use a glibc-based image, or ${ELSEWHERE}`);
+  const glibc = report && report.header && report.header.glibcVersionRuntime;
+  if (report && !glibc) {
+    refuse(`the conform binary for ${key} needs glibc 2.31 or newer, and this system has no glibc (musl?): use a glibc-based image, or ${ELSEWHERE}`);
+  }
+  const [major, minor] = String(glibc).split(".").map(Number);
+  if (major < 2 || (major === 2 && minor < 31)) {
+    refuse(`the conform binary for ${key} needs glibc 2.31 or newer, and this system has ${glibc}: ${ELSEWHERE}`);
   }
   try {
     return require.resolve(`${name}/bin/conform`);
