@@ -63,7 +63,9 @@ step "wheel (maturin, reusing target/release)"
 # builds the manylinux one with zig. Cargo finds target/release up to date.
 (cd packaging/pypi && PATH="$work/tools/bin:$PATH" maturin build --release --out "$work/wheels")
 wheel=$(ls "$work"/wheels/conform_cli-"$version"-*.whl)
-unzip -p "$wheel" "conform_cli-$version.data/scripts/conform" | cmp -s - target/release/conform ||
+python3 -c 'import sys, zipfile
+sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' \
+  "$wheel" "conform_cli-$version.data/scripts/conform" | cmp -s - target/release/conform ||
   fail "the wheel's conform is not target/release/conform: maturin built another one"
 
 step "npm tarballs"
@@ -77,7 +79,9 @@ platform=$work/npm/conform-cli-linux-x64-$version.tgz
 user_path=
 IFS=: read -r -a dirs <<<"$PATH"
 for dir in "${dirs[@]}"; do
-  [ -n "$dir" ] && [ ! -e "$dir/cargo" ] && [ ! -e "$dir/rustc" ] && user_path=${user_path:+$user_path:}$dir
+  if [ -n "$dir" ] && [ ! -e "$dir/cargo" ] && [ ! -e "$dir/rustc" ]; then
+    user_path=${user_path:+$user_path:}$dir
+  fi
 done
 user_env=(PATH="$user_path" CARGO_HOME=/nonexistent RUSTUP_HOME=/nonexistent)
 as_user() {
