@@ -92,4 +92,4 @@ PY
   echo "real-tools.sh: $name: $(python3 -c 'import json,sys;d=json.load(open(sys.argv[1]));print(len(d["failed"]),"failed in",d["wall_s"],"s")' "$results/$name.json")" >&2
 done <"$root/docs/real-tools/tools.txt"
 
-cd "$root" && CONFORM_BLESS=1 cargo test -q -p conform --test integration real_tools >&2
+cd "$root" && CONFORM_BLESS=1 cargo test -q -p agent-conform --test integration real_tools >&2

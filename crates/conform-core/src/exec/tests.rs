@@ -778,7 +778,7 @@ fn sigint_after(after_lines: u64) -> Trigger {
 }
 
 /// The target directory this test binary was built in, once democli is built there
-/// too. `cargo test -p conform-core` alone builds no other package's binary, so
+/// too. `cargo test -p agent-conform-core` alone builds no other package's binary, so
 /// democli is built here when it is missing, with the same profile; where that
 /// fails, the test fails saying which command to run.
 fn democli_target_dir() -> &'static Path {

@@ -79,7 +79,7 @@ fn docs_requirements_md_is_the_commands_output() {
     }
     assert_eq!(
         table, output,
-        "docs/requirements.md differs from `conform checks --requirements`; run CONFORM_BLESS=1 cargo test -p conform --test integration requirements"
+        "docs/requirements.md differs from `conform checks --requirements`; run CONFORM_BLESS=1 cargo test -p agent-conform --test integration requirements"
     );
 }
 
