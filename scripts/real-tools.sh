@@ -45,14 +45,24 @@ while read -r name ecosystem package command; do
   work=$(mktemp -d)
   load_before=$(cut -d' ' -f1 /proc/loadavg)
   start=$(date +%s.%N)
-  (cd "$work" && env -u XDG_CONFIG_HOME "$conform" check --format json -- "$tool" \
-     >"$work/envelope.json" 2>"$work/stderr") || true
+  # The CPU conform and everything it ran used (its children, reaped by it).
+  cpu=$(cd "$work" && python3 - "$conform" "$tool" <<'PY'
+import os, resource, subprocess, sys
+conform, tool = sys.argv[1:3]
+env = {k: v for k, v in os.environ.items() if k != "XDG_CONFIG_HOME"}
+with open("envelope.json", "wb") as out, open("stderr", "wb") as err:
+    subprocess.call([conform, "check", "--format", "json", "--", tool], env=env,
+                    stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"{usage.ru_utime + usage.ru_stime:.1f}")
+PY
+) || cpu=null
   end=$(date +%s.%N)
   load_after=$(cut -d' ' -f1 /proc/loadavg)
   python3 - "$work/envelope.json" "$name" "$package" "$command" "$start" "$end" \
-    "$load_before" "$load_after" "$build" >"$results/$name.json" <<'PY'
+    "$load_before" "$load_after" "$build" "$cpu" "$(nproc)" >"$results/$name.json" <<'PY'
 import json, sys, collections
-path, name, package, command, start, end, before, after, build = sys.argv[1:]
+path, name, package, command, start, end, before, after, build, cpu, cores = sys.argv[1:]
 envelope = json.load(open(path))
 meta = envelope.get("meta") or {}
 inferred = meta.get("inferred") or {}
@@ -84,6 +94,8 @@ summary = {
     "runs": meta.get("runs"),
     "error": error.get("message"),
     "wall_s": round(float(end) - float(start), 1),
+    "cpu_s": None if cpu == "null" else float(cpu),
+    "cores": int(cores),
     "load": [float(before), float(after)],
 }
 print(json.dumps(summary, indent=2))

@@ -45,7 +45,7 @@ fn results(docs: &Path) -> Vec<Value> {
 fn render(results: &[Value], verdicts: &Value) -> (String, Vec<String>) {
     let mut problems = Vec::new();
     let mut out = String::from(
-        "| tool | package | commands found | run | surveyed | judged in depth | left out | checks failed | of them conform's fault | wall time (load) |\n|---|---|---|---|---|---|---|---|---|---|\n",
+        "| tool | package | commands found | run | surveyed | judged in depth | left out | checks failed | of them conform's fault | wall time (load) | CPU used |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let mut details = String::new();
     for result in results {
@@ -101,8 +101,20 @@ fn render(results: &[Value], verdicts: &Value) -> (String, Vec<String>) {
         let budget = result["budget"]
             .as_str()
             .map_or(String::new(), |b| format!(" of {b}"));
+        // The CPU conform and its runs used, over what the cores had meanwhile
+        // (rows made before it was measured: "-").
+        let cpu = match (
+            result["cpu_s"].as_f64(),
+            result["cores"].as_f64(),
+            result["wall_s"].as_f64(),
+        ) {
+            (Some(cpu), Some(cores), Some(wall)) if wall > 0.0 => {
+                format!("{cpu:.0} s ({:.0}%)", 100.0 * cpu / (cores * wall))
+            }
+            _ => "-".to_string(),
+        };
         out.push_str(&format!(
-            "| {name} | `{}` | {} | {run} | {surveyed} | {} | {left_out} | {} | {conform_fault} | {} s{budget}{load} |\n",
+            "| {name} | `{}` | {} | {run} | {surveyed} | {} | {left_out} | {} | {conform_fault} | {} s{budget}{load} | {cpu} |\n",
             result["package"].as_str().unwrap_or("?"),
             count("found"),
             count("in_depth"),
