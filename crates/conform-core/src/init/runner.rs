@@ -149,7 +149,13 @@ impl Runner {
     }
 
     fn run(&self, argv: &[String], mode: Mode) -> RunRecord {
-        let spec = self.spec(argv, mode, false);
+        self.run_with(argv, mode, &[])
+    }
+
+    /// [`Runner::run`] with `env` set too (a completion protocol's variables).
+    fn run_with(&self, argv: &[String], mode: Mode, env: &[(String, String)]) -> RunRecord {
+        let mut spec = self.spec(argv, mode, false);
+        spec.env_set.extend(env.iter().cloned());
         // After a Ctrl-C nothing more is started: init is on its way out.
         if self.session.cancel.is_cancelled() {
             return interrupted(&spec);
@@ -858,8 +864,16 @@ impl Tool for Runner {
     }
 
     fn listing(&mut self, args: &[String]) -> Result<String, String> {
+        self.listing_with(args, &[])
+    }
+
+    fn listing_with(
+        &mut self,
+        args: &[String],
+        env: &[(String, String)],
+    ) -> Result<String, String> {
         let shown = self.shown(args);
-        let record = self.run(args, Mode::Look);
+        let record = self.run_with(args, Mode::Look, env);
         if let Some(error) = &record.error {
             return Err(error.message.clone());
         }

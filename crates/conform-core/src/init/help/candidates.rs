@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::classify::{classify, Class};
+use super::classify::{classify, classify_command, Class};
 use super::commands::{subcommands, usage_subcommands, HelpEntry};
 use super::usage::requires_argument;
 use crate::init::tool::Tool;
@@ -31,11 +31,14 @@ impl Found {
         body: &mut Body,
     ) {
         let name = &entry.name;
-        // cargo lists its aliases as `r   alias: run`: an alias is what it stands for.
-        let class = match entry.summary.strip_prefix("alias:") {
-            Some(target) => classify(target.split_whitespace().next().unwrap_or(name)),
-            None => classify(name),
+        // The same classification as `conform check`'s (cargo's aliases, a
+        // group's verb, the summary's words).
+        let path = if entry.path.is_empty() {
+            vec![name.clone()]
+        } else {
+            entry.path.clone()
         };
+        let class = classify_command(&path, &entry.summary);
         match class {
             Class::Framework => return,
             Class::Destructive => {
