@@ -812,6 +812,22 @@ impl Runner {
                     },
                     wrote,
                     bait,
+                    external: record
+                        .sandbox
+                        .iter()
+                        .flat_map(|report| &report.sentinel_calls)
+                        .filter(|call| {
+                            let name = call.name.as_str();
+                            exec::INSTALLERS.contains(&name) || exec::DEPLOYERS.contains(&name)
+                        })
+                        .map(|call| {
+                            [call.name.clone()]
+                                .into_iter()
+                                .chain(call.argv.iter().cloned())
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        })
+                        .collect(),
                 }
             })
             .collect()

@@ -93,6 +93,9 @@ pub(super) struct Explored {
     pub wrote: Vec<String>,
     /// What it did to the bait project of its working directory.
     pub bait: super::bait::Changes,
+    /// The installers and deploy tools it called (the sandbox's sentinels,
+    /// which refused), each as called: `gcloud run deploy app`.
+    pub external: Vec<String>,
 }
 
 impl Default for Explored {
@@ -105,6 +108,7 @@ impl Default for Explored {
             listening: None,
             wrote: Vec::new(),
             bait: super::bait::Changes::default(),
+            external: Vec::new(),
         }
     }
 }

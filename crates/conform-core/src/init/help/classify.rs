@@ -99,8 +99,8 @@ const MUTATING_VERBS: &[&str] = &[
     "docker",
 ];
 
-/// Words a command's summary opens with, or holds, that say it changes the
-/// world whatever its name: `ship   Deploy the site`, `go   Create a container`.
+/// Words a command's summary opens with that say it changes the world
+/// whatever its name: `ship   Deploy the site`, `go   Create a container`.
 const MUTATING_SUMMARY_WORDS: &[&str] = &[
     "deploy",
     "deploys",
@@ -181,12 +181,18 @@ pub(super) fn classify_command(path: &[String], summary: &str) -> Class {
     }
 }
 
-/// Whether a summary holds a word that says the command changes the world.
+/// Whether a summary opens with a word that says the command changes the world
+/// (`Deploy the app`, `Auto-update the hooks`); a group's `View and create
+/// contacts` opens with a read.
 fn says_it_mutates(summary: &str) -> bool {
-    summary
-        .to_ascii_lowercase()
+    let first = summary
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    first
         .split(|c: char| !c.is_ascii_alphanumeric())
-        .any(|word| MUTATING_SUMMARY_WORDS.contains(&word))
+        .any(|word| MUTATING_SUMMARY_WORDS.contains(&word) || word == "update")
 }
 
 /// `name` is one of `verbs`, or starts with one and a separator (`show-branch`).

@@ -461,8 +461,18 @@ pub(crate) fn explore(
         // HOME, is judged in conform check's sandbox but never saved: a saved read
         // probe runs anywhere, with real credentials and the real HOME. Nor is a
         // made-up operand.
-        if only != CheckOnly::No || !run.wrote.is_empty() || !run.bait.is_empty() {
+        if only != CheckOnly::No
+            || !run.wrote.is_empty()
+            || !run.bait.is_empty()
+            || !run.external.is_empty()
+        {
             let why = match only {
+                // It shells out to a deploy tool or an installer: saved, it would
+                // run that with the user's credentials.
+                _ if !run.external.is_empty() => format!(
+                    "its exploration run called {} (the sandbox's sentinel refused)",
+                    run.external.join(", then ")
+                ),
                 // A formatter: what a saved probe would do to the user's project.
                 _ if !run.bait.is_empty() => match crate::init::saving::never_saved(&argv) {
                     Some(name) => format!("{}; and {name}", run.bait.describe()),

@@ -166,15 +166,19 @@ pub(super) fn follow(
     if tried.is_empty() {
         return;
     }
+    let named_words = if named > 0 {
+        format!("fewer commands than it names (about {named})")
+    } else {
+        "no command".to_string()
+    };
     let message = if gave.is_empty() {
         format!(
-            "the help lists {} of about {named} commands it names; no other route listed any: tried {}",
-            entries.len(),
+            "the help lists {named_words}, and no other route listed any: tried {}",
             tried.join(", ")
         )
     } else {
         format!(
-            "the help lists fewer commands than it names (about {named}); found more through {}",
+            "the help lists {named_words}; found more through {}",
             gave.join(", ")
         )
     };
