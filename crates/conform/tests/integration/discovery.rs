@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::support::{conform_in, Conform};
+use crate::support::{conform_in, Conform, EnvRemoveAll, DEVELOPER_ENV};
 
 fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/check")
@@ -206,4 +206,34 @@ fn a_publish_that_deploys_and_an_autoupdate_are_never_saved_and_are_named() {
     );
     let stderr = String::from_utf8_lossy(&init.output.stderr);
     assert!(stderr.contains("autoupdate, publish"), "{stderr}");
+}
+
+#[test]
+fn a_help_whose_commands_are_not_found_says_so_first_and_plainly() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_conform"))
+        .args(["check", "--format", "text", "--", "./opaque"])
+        .current_dir(fixtures())
+        .env_remove_all(DEVELOPER_ENV)
+        .output()
+        .expect("conform runs");
+    assert_eq!(output.status.code(), Some(4));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        stdout.lines().next(),
+        Some("Commands: found 0 of about 4 commands the help lists: judged on the kit's own runs only"),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("no other route listed any: tried opaque help, opaque list"),
+        "{stderr}"
+    );
+    let json = conform_in(&fixtures(), ["check", "--", "./opaque"]);
+    let commands = &json.envelope["meta"]["inferred"]["commands"];
+    assert_eq!(commands["named"], 4, "{commands:#}");
+    assert_eq!(commands["found"], 0, "{commands:#}");
+    assert_eq!(
+        commands["shortfall"],
+        "found 0 of about 4 commands the help lists: judged on the kit's own runs only"
+    );
 }
