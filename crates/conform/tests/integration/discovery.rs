@@ -89,6 +89,29 @@ fn a_cleo_help_that_is_its_list_commands_is_read_through_tool_list() {
         .map(|w| w["message"].to_string())
         .unwrap_or_default();
     assert!(routes.contains("cleolist list (6)"), "{routes}");
+
+    // `conform init` reads the same listing, and runs `cache list` as two words.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let written = dir.path().join("profile.json");
+    let init = conform_in(
+        &fixtures(),
+        [
+            "init",
+            "--from-help",
+            "--output",
+            &written.display().to_string(),
+            "--",
+            "./cleolist",
+        ],
+    );
+    assert_eq!(init.code(), 0, "{:#}", init.envelope);
+    let profile: Value =
+        serde_json::from_str(&std::fs::read_to_string(&written).expect("written")).expect("JSON");
+    let saved = names(&profile["probes"]);
+    assert!(
+        saved.contains(&"cache list".to_string()) && !saved.contains(&"init".to_string()),
+        "{saved:?}"
+    );
 }
 
 #[test]

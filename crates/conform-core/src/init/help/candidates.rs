@@ -64,7 +64,7 @@ impl Found {
             }
             return;
         }
-        let text = match tool.help(std::slice::from_ref(name), program) {
+        let text = match tool.help(&path, program) {
             Ok(text) => text,
             Err(why) if read => {
                 body.warnings.push(Warning::help_dropped(name, &why));
@@ -82,8 +82,10 @@ impl Found {
             }
             return;
         }
-        match requires_argument(&text, name, program) {
-            Some(false) => self.candidates.push(vec![name.clone()]),
+        // cleo's `cache list` is run as its two words, and its usage names `list`.
+        let last = path.last().unwrap_or(name);
+        match requires_argument(&text, last, program) {
+            Some(false) => self.candidates.push(path.clone()),
             // A group such as `config`: its subcommands were the point.
             Some(true) if subs => {}
             Some(true) => body.warnings.push(Warning::skipped(
