@@ -2,7 +2,8 @@
 //! a cleo `--help` that is its `list` command's, a help inside a margin,
 //! argparse's metavar, a click group listed only by its completion protocol, a
 //! tool whose every command takes a file. What each hides behind the listing (a
-//! prompt, colour, a wait) is a failed check naming the command; a deploy and an
+//! prompt, colour, a wait) is a failed check naming the command; a help that
+//! waits on the network is named in `network_timeout`; a deploy and an
 //! autoupdate are never saved as reads.
 
 use std::path::PathBuf;
@@ -258,5 +259,29 @@ fn a_help_whose_commands_are_not_found_says_so_first_and_plainly() {
     assert_eq!(
         commands["shortfall"],
         "found 0 of about 4 commands the help lists: judged on the kit's own runs only"
+    );
+}
+
+#[test]
+fn a_help_that_waits_on_the_network_is_named_in_network_timeout() {
+    let check = conform_in(
+        &fixtures(),
+        ["check", "--only", "network_timeout", "--", "./netwait"],
+    );
+    assert_eq!(check.code(), 4, "{:#}", check.envelope);
+    let failed = failed_probes(check.check("network_timeout"));
+    for kit in [
+        "--help (isolated)",
+        "--version (isolated)",
+        "bare (isolated)",
+    ] {
+        assert!(failed.iter().any(|p| p == kit), "{kit}: {failed:?}");
+    }
+    assert!(
+        check
+            .details("network_timeout")
+            .contains("it waited on releases.example.com:443"),
+        "{}",
+        check.details("network_timeout")
     );
 }
