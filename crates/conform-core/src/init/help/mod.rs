@@ -18,13 +18,13 @@ mod flags;
 mod listing;
 mod man;
 mod margin;
+mod marked;
 mod page;
 mod routes;
 mod serves;
 mod text;
 mod unread;
 mod usage;
-mod vercel;
 mod words;
 
 use serde_json::{json, Value};
