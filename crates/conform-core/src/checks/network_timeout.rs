@@ -29,7 +29,14 @@ pub(super) const NETWORK_TIMEOUT: CheckSpec = CheckSpec {
     // (`conform check` makes every run there): hung on the listener, it is the
     // network wait, and its black-hole run, gated on it, is never made.
     // The command's help: whether it names a --timeout to bound a long wait.
-    reads: &[RunKind::BlackHole, RunKind::Closed, RunKind::CommandHelp],
+    // The kit's own `--help`, `--version` and bare call, each in a fresh sandbox:
+    // one that waits on the network hides every command behind the wait.
+    reads: &[
+        RunKind::BlackHole,
+        RunKind::Closed,
+        RunKind::CommandHelp,
+        RunKind::KitIsolated,
+    ],
     judge: Judge::Alone(judge),
 };
 
@@ -64,6 +71,15 @@ fn judge(ctx: &Context<'_>) -> Outcome {
             }
             // Hung without ever going for the network: the hang checks' wait.
             if run.record.timed_out && !reached && !at_hole {
+                continue;
+            }
+        }
+        if run.planned.role.kind == RunKind::KitIsolated {
+            // Only where it was made at the black hole and was still waiting there
+            // at its limit: a help that waits on a download (issue 53). One that
+            // ended is help_version_pure's, one that hung offline the hang checks'.
+            let waited = run.record.timed_out && (reached || at_hole);
+            if run.planned.spec.network != Network::BlackHole || !waited {
                 continue;
             }
         }

@@ -512,7 +512,9 @@ impl HermeticTool {
             "saved": saved.as_ref().map(|p| p.display().to_string()),
             "destructive_not_run": not_run,
             "commands": {
+                "named": census.named,
                 "found": census.found.len(),
+                "shortfall": census.shortfall(),
                 "probed": census.probed.len(),
                 "check_only": census.check_only,
                 "left_out": census.left,
@@ -838,7 +840,12 @@ fn summary(
         .as_array()
         .map(Vec::as_slice)
         .unwrap_or_default();
-    let mut text = format!(
+    // Discovery fell short: said first, as plainly as a failure.
+    let mut text = census
+        .shortfall()
+        .map(|short| format!("Commands: {short}\n"))
+        .unwrap_or_default();
+    text += &format!(
         "Profile inferred from the tool's {} ({} probe{}){}:\n",
         if generated.source == "manifest" {
             "manifest"
@@ -889,7 +896,12 @@ fn summary(
         ));
     }
     text.push_str(&format!(
-        "Commands: {} found, {} run as probes ({} check only), {} left out\n",
+        "Commands: {}{} found, {} run as probes ({} check only), {} left out\n",
+        if census.named > 0 {
+            format!("the help names about {}; ", census.named)
+        } else {
+            String::new()
+        },
         census.found.len(),
         census.probed.len(),
         census.check_only.len(),

@@ -74,8 +74,8 @@ pub(crate) use orphans::{
 pub(crate) use reactor::Reactor;
 pub(crate) use sandbox::{HoldingFile, SentinelCall};
 pub(crate) use sandbox::{
-    Needle, Sandbox, SandboxReport, EDITOR_AND_BROWSER_VARS, EDITOR_VARS, INSTALLERS, OPENERS,
-    PAGER_VARS, SANDBOX_MARK, SENTINEL_VARS,
+    Needle, Sandbox, SandboxReport, DEPLOYERS, EDITOR_AND_BROWSER_VARS, EDITOR_VARS, INSTALLERS,
+    OPENERS, OPENERS_AND_DEPLOYERS, PAGER_VARS, SANDBOX_MARK, SENTINEL_VARS,
 };
 pub(crate) use session::root as sandbox_root;
 pub use session::Cancel;

@@ -49,8 +49,39 @@ pub(crate) const INSTALLERS: &[&str] = &[
     "npm", "npx", "pnpm", "yarn", "pip", "pip3", "pipx", "uv", "brew", "apt-get", "apt", "gem",
     "cargo", "go",
 ];
+/// The command-line tools of deploy and cloud platforms a tool may shell out to
+/// (a `publish heroku` that creates an app with the user's credentials); in an
+/// isolated run the sentinel stands in for each, so that nothing is deployed and
+/// the call is recorded.
+pub(crate) const DEPLOYERS: &[&str] = &[
+    "heroku",
+    "gcloud",
+    "gsutil",
+    "aws",
+    "az",
+    "docker",
+    "podman",
+    "kubectl",
+    "helm",
+    "flyctl",
+    "fly",
+    "vercel",
+    "netlify",
+    "wrangler",
+    "firebase",
+    "terraform",
+];
+const INSTALLERS_AND_DEPLOYERS: [&str; INSTALLERS.len() + DEPLOYERS.len()] =
+    joined(INSTALLERS, DEPLOYERS);
 /// The names the sentinel answers to on an isolated run's `PATH`.
-const ISOLATED_SHIMS: [&str; OPENERS.len() + INSTALLERS.len()] = joined(OPENERS, INSTALLERS);
+/// The openers and the deployers: what every run of `conform check` finds first on
+/// PATH, whatever its sandbox, so that no run of an unvetted command reaches a real
+/// cloud CLI with the user's credentials.
+pub(crate) const OPENERS_AND_DEPLOYERS: [&str; OPENERS.len() + DEPLOYERS.len()] =
+    joined(OPENERS, DEPLOYERS);
+
+const ISOLATED_SHIMS: [&str; OPENERS.len() + INSTALLERS_AND_DEPLOYERS.len()] =
+    joined(OPENERS, &INSTALLERS_AND_DEPLOYERS);
 
 /// `first` then `second`, as one array (a const, so the shim lists stay data).
 const fn joined<const N: usize>(
@@ -544,7 +575,7 @@ mod tests {
         let bin = std::env::split_paths(&path)
             .next()
             .expect("a first directory");
-        for name in INSTALLERS.iter().chain(OPENERS) {
+        for name in INSTALLERS.iter().chain(OPENERS).chain(DEPLOYERS) {
             assert!(bin.join(name).exists(), "{name} is no sentinel");
         }
         for runtime in ["node", "python3", "ruby", "sh"] {

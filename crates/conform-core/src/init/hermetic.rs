@@ -9,7 +9,9 @@ use std::path::PathBuf;
 
 use super::survey::SHORT_PATIENCE;
 use crate::exec::RunSpec;
-use crate::exec::{Network, Sandbox, StdinMode, EDITOR_AND_BROWSER_VARS, OPENERS, SENTINEL_VARS};
+use crate::exec::{
+    Network, Sandbox, StdinMode, EDITOR_AND_BROWSER_VARS, OPENERS_AND_DEPLOYERS, SENTINEL_VARS,
+};
 use crate::plan::{KitRun, Plan, PlannedRun, RunKind, RunRole, Subject};
 
 /// Words that make a variable's name read as a credential.
@@ -208,7 +210,7 @@ impl Hermetic {
                     spec.sandbox = Some(Sandbox {
                         fresh_dirs: true,
                         sentinel_vars: &EDITOR_AND_BROWSER_VARS,
-                        shims: OPENERS,
+                        shims: &OPENERS_AND_DEPLOYERS,
                         needles: Vec::new(),
                     })
                 }
@@ -216,6 +218,9 @@ impl Hermetic {
                 Some(sandbox) => {
                     sandbox.fresh_dirs = true;
                     sandbox.sentinel_vars = SENTINEL_VARS;
+                    if sandbox.shims.is_empty() {
+                        sandbox.shims = &OPENERS_AND_DEPLOYERS;
+                    }
                 }
             }
             if self.network == Network::BlackHole {

@@ -106,9 +106,35 @@ pub(crate) struct Census {
     /// The commands left out, each with why.
     #[serde(rename = "left_out")]
     pub left: Vec<LeftOut>,
+    /// How many commands the root help names, about (its command sections'
+    /// entries, argparse's choices).
+    pub named: usize,
+    /// The help speaks of commands (a command slot, a listing, the word).
+    pub has_commands: bool,
 }
 
 impl Census {
+    /// What to say when discovery found fewer than a third of the commands the
+    /// help names, or none where it speaks of commands: the verdicts then rest
+    /// on the kit's own runs (`--help`, the made-up command and flag), not on the
+    /// tool's commands.
+    pub(crate) fn shortfall(&self) -> Option<String> {
+        let found = self.found.len();
+        let short = found * 3 < self.named || (found == 0 && self.has_commands);
+        if !short {
+            return None;
+        }
+        Some(if self.named > 0 {
+            format!(
+                "found {found} of about {} commands the help lists: judged on the kit's own runs only",
+                self.named
+            )
+        } else {
+            "found no command, though the help speaks of commands: judged on the kit's own runs only"
+                .to_string()
+        })
+    }
+
     pub(crate) fn left_out(&mut self, command: &str, reason: impl Into<String>) {
         self.left.push(LeftOut {
             command: command.to_string(),

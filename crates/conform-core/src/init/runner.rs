@@ -25,7 +25,7 @@ use super::tool::{Explored, Measured, Tool, Trial, Unread, Unusable};
 use super::{help, manifest, Failure};
 use crate::exec::{
     self, BlackHole, Cancel, Reactor, RunError, RunErrorKind, RunRecord, RunSpec, Sandbox, Session,
-    StdinMode, OPENERS,
+    StdinMode, OPENERS_AND_DEPLOYERS,
 };
 use crate::plan::{Plan, PlannedRun, Records, RunKind, RunRole};
 use crate::render::progress::Phases;
@@ -156,7 +156,13 @@ impl Runner {
     }
 
     fn run(&self, argv: &[String], mode: Mode) -> RunRecord {
-        let spec = self.spec(argv, mode, false);
+        self.run_with(argv, mode, &[])
+    }
+
+    /// [`Runner::run`] with `env` set too (a completion protocol's variables).
+    fn run_with(&self, argv: &[String], mode: Mode, env: &[(String, String)]) -> RunRecord {
+        let mut spec = self.spec(argv, mode, false);
+        spec.env_set.extend(env.iter().cloned());
         // After a Ctrl-C nothing more is started: init is on its way out.
         if self.session.cancel.is_cancelled() {
             return interrupted(&spec);
@@ -199,7 +205,7 @@ impl Runner {
                 let sandbox = Sandbox {
                     fresh_dirs: true,
                     sentinel_vars: HELP_SENTINELS,
-                    shims: OPENERS,
+                    shims: &OPENERS_AND_DEPLOYERS,
                     needles: Vec::new(),
                 };
                 (StdinMode::Closed, false, Some(sandbox))
@@ -896,6 +902,22 @@ impl Runner {
                     },
                     wrote,
                     bait,
+                    external: record
+                        .sandbox
+                        .iter()
+                        .flat_map(|report| &report.sentinel_calls)
+                        .filter(|call| {
+                            let name = call.name.as_str();
+                            exec::INSTALLERS.contains(&name) || exec::DEPLOYERS.contains(&name)
+                        })
+                        .map(|call| {
+                            [call.name.clone()]
+                                .into_iter()
+                                .chain(call.argv.iter().cloned())
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        })
+                        .collect(),
                 })
             })
             .collect()
@@ -948,8 +970,16 @@ impl Tool for Runner {
     }
 
     fn listing(&mut self, args: &[String]) -> Result<String, String> {
+        self.listing_with(args, &[])
+    }
+
+    fn listing_with(
+        &mut self,
+        args: &[String],
+        env: &[(String, String)],
+    ) -> Result<String, String> {
         let shown = self.shown(args);
-        let record = self.run(args, Mode::Look);
+        let record = self.run_with(args, Mode::Look, env);
         if let Some(error) = &record.error {
             return Err(error.message.clone());
         }

@@ -19,6 +19,19 @@ pub(super) trait Tool {
     }
     /// What the tool prints for `args` when that exits 0 (`git help -a`).
     fn listing(&mut self, args: &[String]) -> Result<String, String>;
+    /// [`Tool::listing`] with `env` set: a completion protocol (click's
+    /// `_TOOL_COMPLETE`). A canned tool has no variables to read.
+    fn listing_with(
+        &mut self,
+        args: &[String],
+        env: &[(String, String)],
+    ) -> Result<String, String> {
+        if env.is_empty() {
+            self.listing(args)
+        } else {
+            Err("no variables to read".into())
+        }
+    }
     /// The trial of a candidate read probe.
     fn try_read(&mut self, argv: &[String]) -> Trial;
     /// One run of a stream, as `conform run` makes it, to count its lines.
@@ -99,6 +112,9 @@ pub(super) struct Explored {
     pub wrote: Vec<String>,
     /// What it did to the bait project of its working directory.
     pub bait: super::bait::Changes,
+    /// The installers and deploy tools it called (the sandbox's sentinels,
+    /// which refused), each as called: `gcloud run deploy app`.
+    pub external: Vec<String>,
 }
 
 impl Default for Explored {
@@ -111,6 +127,7 @@ impl Default for Explored {
             listening: None,
             wrote: Vec::new(),
             bait: super::bait::Changes::default(),
+            external: Vec::new(),
         }
     }
 }

@@ -7,6 +7,7 @@ mod broken_clis;
 mod broken_clis_under_check;
 mod budget;
 mod check;
+mod discovery;
 mod docs_pages;
 mod editors;
 mod explore;

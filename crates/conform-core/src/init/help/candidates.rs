@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::classify::{classify, Class};
+use super::classify::{classify, classify_command, Class};
 use super::commands::{subcommands, usage_subcommands, HelpEntry};
 use super::usage::requires_argument;
 use crate::init::tool::Tool;
@@ -31,11 +31,14 @@ impl Found {
         body: &mut Body,
     ) {
         let name = &entry.name;
-        // cargo lists its aliases as `r   alias: run`: an alias is what it stands for.
-        let class = match entry.summary.strip_prefix("alias:") {
-            Some(target) => classify(target.split_whitespace().next().unwrap_or(name)),
-            None => classify(name),
+        // The same classification as `conform check`'s (cargo's aliases, a
+        // group's verb, the summary's words).
+        let path = if entry.path.is_empty() {
+            vec![name.clone()]
+        } else {
+            entry.path.clone()
         };
+        let class = classify_command(&path, &entry.summary);
         match class {
             Class::Framework => return,
             Class::Destructive => {
@@ -61,7 +64,7 @@ impl Found {
             }
             return;
         }
-        let text = match tool.help(std::slice::from_ref(name), program) {
+        let text = match tool.help(&path, program) {
             Ok(text) => text,
             Err(why) if read => {
                 body.warnings.push(Warning::help_dropped(name, &why));
@@ -79,8 +82,10 @@ impl Found {
             }
             return;
         }
-        match requires_argument(&text, name, program) {
-            Some(false) => self.candidates.push(vec![name.clone()]),
+        // cleo's `cache list` is run as its two words, and its usage names `list`.
+        let last = path.last().unwrap_or(name);
+        match requires_argument(&text, last, program) {
+            Some(false) => self.candidates.push(path.clone()),
             // A group such as `config`: its subcommands were the point.
             Some(true) if subs => {}
             Some(true) => body.warnings.push(Warning::skipped(

@@ -146,7 +146,11 @@ pub(super) fn subcommands(help: &str, path: &[&str]) -> Vec<HelpEntry> {
     let mut list_goes_on = false;
     // A commands section came before: later short titles may name more groups.
     let mut commands_seen = false;
-    for line in help.lines() {
+    // cleo: the namespace whose title (` cache`) came last in this section.
+    let mut namespace: Option<String> = None;
+    let lines: Vec<&str> = help.lines().collect();
+    for (at, line) in lines.iter().enumerate() {
+        let line = *line;
         let trimmed = line.trim();
         if trimmed.is_empty() {
             continue;
@@ -183,6 +187,7 @@ pub(super) fn subcommands(help: &str, path: &[&str]) -> Vec<HelpEntry> {
                 };
                 commands_seen |= section == Section::Commands;
                 entry_indent = None;
+                namespace = None;
                 choices_at = None;
                 list_goes_on = false;
             }
@@ -226,6 +231,19 @@ pub(super) fn subcommands(help: &str, path: &[&str]) -> Vec<HelpEntry> {
             continue;
         }
         list_goes_on = false;
+        // argparse's metavar over its choices (`command   Use ...`, the commands
+        // indented under it): a slot, never a command.
+        if is_metavar_line(trimmed, depth, lines.get(at + 1..).unwrap_or_default()) {
+            entry_indent = None;
+            namespace = None;
+            continue;
+        }
+        // cleo: a namespace's title (` cache`), less indented than the entries,
+        // then its commands as `cache clear   Clears a cache`.
+        if entry_indent.is_some_and(|first| depth < first) && is_name(trimmed) {
+            namespace = Some(trimmed.to_string());
+            continue;
+        }
         // Wrapped descriptions are indented deeper than the entries.
         match entry_indent {
             Some(first) if depth > first => continue,
@@ -236,11 +254,39 @@ pub(super) fn subcommands(help: &str, path: &[&str]) -> Vec<HelpEntry> {
             entry.group |= section == Section::Topics;
             aliases.extend(also);
             add(&mut out, entry);
+        } else if let Some(entry) = namespaced(trimmed, namespace.as_deref(), path) {
+            add(&mut out, entry);
         }
     }
     // argparse lists `list (ls)` and puts `ls` among the choices too.
     out.retain(|e| !(e.summary.is_empty() && aliases.contains(&e.name)));
     out
+}
+
+/// A metavar line over the commands: its first word a command slot (argparse's
+/// `command`, `COMMAND`, `<command>`), and the next line an entry indented deeper,
+/// before where the slot's own description starts.
+fn is_metavar_line(trimmed: &str, depth: usize, after: &[&str]) -> bool {
+    let word = trimmed.split_whitespace().next().unwrap_or("");
+    let slot = command_placeholder(word).is_some()
+        || matches!(word, "command" | "commands" | "subcommand" | "cmd");
+    let column = depth + trimmed.find("  ").map_or(trimmed.len(), |gap| gap + 2);
+    let next = after.iter().find(|line| !line.trim().is_empty());
+    slot && next.is_some_and(|next| {
+        let (at, first) = (indent(next), next.split_whitespace().next().unwrap_or(""));
+        at > depth && at < column && is_command_name(first)
+    })
+}
+
+/// cleo's `cache clear   Clears a cache` under its namespace's title `cache`:
+/// the entry `cache clear`, run as those two words.
+fn namespaced(trimmed: &str, namespace: Option<&str>, path: &[&str]) -> Option<HelpEntry> {
+    let namespace = namespace?;
+    trimmed.strip_prefix(namespace)?.strip_prefix(' ')?;
+    let under: Vec<&str> = path.iter().copied().chain([namespace]).collect();
+    let (mut entry, _) = parse_entry(trimmed, &under)?;
+    entry.name = format!("{namespace} {}", entry.name);
+    Some(entry)
 }
 
 /// An entry named `name` in the help of `path` (program first).

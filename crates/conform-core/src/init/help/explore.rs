@@ -16,7 +16,7 @@
 
 use serde_json::{json, Value};
 
-use super::classify::{classify, Class};
+use super::classify::{classify, classify_command, Class};
 use super::commands::{add, HelpEntry};
 use super::listing::{listing_argvs, read_listing};
 use super::page::{lists_no_subcommands, read_page, HelpPage};
@@ -146,12 +146,16 @@ pub(crate) fn explore(
     let program = program_name(&root, name);
     let program = program.as_str();
     let mut body = Body::default();
-    let mut entries = root_entries(tool, &root, program, &mut body);
+    let (mut entries, named) = root_entries(tool, &root, program, &mut body);
     entries.sort_by(|a, b| a.name.cmp(&b.name));
     // curl, jq and tar would read a made-up command as a URL, a filter or letters.
     body.lists_subcommands = !entries.is_empty() || !lists_no_subcommands(&root, program);
 
-    let mut census = Census::default();
+    let mut census = Census {
+        named,
+        has_commands: body.lists_subcommands,
+        ..Census::default()
+    };
     let mut candidates: Vec<Candidate> = Vec::new();
     let mut destructive: Vec<(Vec<String>, String)> = Vec::new();
     // A complete listing and a group's help name the same command: once each.
@@ -251,7 +255,8 @@ pub(crate) fn explore(
                     continue;
                 }
                 Err(_) => {
-                    candidates.push(Candidate::new(command, 0));
+                    let operands = usize::from(command.requires_argument);
+                    candidates.push(Candidate::new(command, operands));
                     continue;
                 }
             };
@@ -265,7 +270,11 @@ pub(crate) fn explore(
                 }
             }
             subs.sort_by(|a, b| a.name.cmp(&b.name));
-            let required = page.requires_argument;
+            // The listing's `get <id>` says so when the command's own help has no
+            // usage line naming it.
+            let required = page
+                .requires_argument
+                .or(command.requires_argument.then_some(true));
             if command.class == Class::Destructive {
                 match (required, preview_flag(&page)) {
                     (Some(false), Some(flag)) => destructive.push((command.path, flag)),
@@ -311,10 +320,12 @@ pub(crate) fn explore(
                     (Some(true), Some(n @ 1..=MADE_UP_OPERANDS)) => {
                         candidates.push(with_stdin(Candidate::new(command.clone(), n)))
                     }
-                    (Some(true), _) => census.left_out(
-                        &shown,
-                        "its usage line shows a required argument; add the probe by hand with a value",
-                    ),
+                    // A required option, a choice or a lowercase operand
+                    // (argparse's `dist [dist ...]`): one made-up operand still
+                    // shows the error path an agent meets first.
+                    (Some(true), _) => {
+                        candidates.push(with_stdin(Candidate::new(command.clone(), 1)))
+                    }
                     (None, _) => census.left_out(
                         &shown,
                         "its help has no usage line naming it, so required arguments cannot be ruled out",
@@ -446,8 +457,18 @@ pub(crate) fn explore(
         // HOME, is judged in conform check's sandbox but never saved: a saved read
         // probe runs anywhere, with real credentials and the real HOME. Nor is a
         // made-up operand.
-        if only != CheckOnly::No || !run.wrote.is_empty() || !run.bait.is_empty() {
+        if only != CheckOnly::No
+            || !run.wrote.is_empty()
+            || !run.bait.is_empty()
+            || !run.external.is_empty()
+        {
             let why = match only {
+                // It shells out to a deploy tool or an installer: saved, it would
+                // run that with the user's credentials.
+                _ if !run.external.is_empty() => format!(
+                    "its exploration run called {} (the sandbox's sentinel refused)",
+                    run.external.join(", then ")
+                ),
                 // A formatter: what a saved probe would do to the user's project.
                 _ if !run.bait.is_empty() => match crate::init::saving::never_saved(&argv) {
                     Some(name) => format!("{}; and {name}", run.bait.describe()),
@@ -535,8 +556,15 @@ fn without_help(unread: &Unread) -> Body {
 }
 
 /// The commands the root help lists, with those of every complete listing it
-/// points at (oclif's `commands --json`, `help -a`, `--list`, `--help-all`).
-fn root_entries(tool: &mut dyn Tool, root: &str, program: &str, body: &mut Body) -> Vec<HelpEntry> {
+/// points at (oclif's `commands --json`, `help -a`, `--list`, `--help-all`),
+/// and of the other routes when that is fewer than it names
+/// ([`super::routes`]); then how many it names, about.
+fn root_entries(
+    tool: &mut dyn Tool,
+    root: &str,
+    program: &str,
+    body: &mut Body,
+) -> (Vec<HelpEntry>, usize) {
     let mut entries = read_page(root, &[program]).entries;
     for argv in listing_argvs(root, program) {
         match tool.listing(&argv) {
@@ -552,22 +580,23 @@ fn root_entries(tool: &mut dyn Tool, root: &str, program: &str, body: &mut Body)
             )),
         }
     }
-    entries
+    let named = super::routes::named(root);
+    if super::routes::wanted(root, entries.len(), named) {
+        super::routes::follow(tool, program, named, &mut entries, body);
+    }
+    let named = named.max(entries.len());
+    (entries, named)
 }
 
 /// A command found under `parent`; the entry's own `path` is the argv to run
 /// (oclif's `apps:create` names the whole path).
 fn found(parent: &[String], entry: &HelpEntry) -> Found {
-    // cargo lists its aliases as `r   alias: run`: an alias is what it stands for.
-    let class = match entry.summary.strip_prefix("alias:") {
-        Some(target) => classify(target.split_whitespace().next().unwrap_or(&entry.name)),
-        None => classify(&entry.name),
-    };
-    let path = if entry.path.is_empty() {
+    let path: Vec<String> = if entry.path.is_empty() {
         parent.iter().cloned().chain([entry.name.clone()]).collect()
     } else {
         entry.path.clone()
     };
+    let class = classify_command(&path, &entry.summary);
     Found {
         dangerous: crate::init::danger::dangerous(&path, &entry.summary),
         path,
@@ -724,9 +753,8 @@ fn left_out_unasked(command: &Found, settings: &Settings) -> Option<String> {
         }
         _ => {}
     }
-    command
-        .requires_argument
-        .then(|| "its listing shows a required argument; add the probe by hand with a value".into())
+    // A required operand is no reason: the command is surveyed with a made-up one.
+    None
 }
 
 /// The preview flag a destructive command's help lists among its options.
@@ -1032,7 +1060,12 @@ mod tests {
         // `apps:destroy` is destructive by its last segment, `apps:create` mutating.
         assert!(left_out(&body, "apps:destroy").is_some_and(|r| r.starts_with("destructive")));
         assert!(left_out(&body, "apps:create").is_some_and(|r| r.contains("mutates")));
-        assert!(left_out(&body, "config:get").is_some_and(|r| r.contains("required argument")));
+        // Its listing shows a required argument: surveyed with a made-up one.
+        assert!(left_out(&body, "config:get").is_none());
+        assert!(body
+            .check_only
+            .iter()
+            .any(|p| p["name"] == "config:get conform-probe"));
         // The topic is read for its commands, never run bare; each id is asked once.
         assert!(left_out(&body, "config").is_none());
         assert!(!probes(&body, "read").contains(&"config".to_string()));
@@ -1281,8 +1314,9 @@ mod tests {
             .iter()
             .filter_map(|p| p["name"].as_str())
             .collect();
-        assert_eq!(check_only, ["get conform-probe"]);
-        assert!(left_out(&body, "pick").is_some_and(|r| r.contains("required argument")));
+        // A required option too: the made-up operand shows its error path.
+        assert_eq!(check_only, ["get conform-probe", "pick conform-probe"]);
+        assert!(left_out(&body, "pick").is_none());
     }
 
     #[test]

@@ -17,12 +17,14 @@ mod explore;
 mod flags;
 mod listing;
 mod man;
+mod margin;
+mod marked;
 mod page;
+mod routes;
 mod serves;
 mod text;
 mod unread;
 mod usage;
-mod vercel;
 mod words;
 
 use serde_json::{json, Value};
@@ -92,6 +94,10 @@ pub(super) fn profile_from(tool: &mut dyn Tool, name: &str) -> Result<Body, Fail
                 json!({ "argv": argv, "reason": why }),
             )),
         }
+    }
+    let named = routes::named(&root);
+    if routes::wanted(&root, entries.len(), named) {
+        routes::follow(tool, name, named, &mut entries, &mut body);
     }
     entries.sort_by(|a, b| a.name.cmp(&b.name));
 

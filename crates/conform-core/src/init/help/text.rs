@@ -40,11 +40,12 @@ pub(in crate::init) fn is_man_page(text: &str) -> bool {
 }
 
 /// Help text in the layout the readers know: boxes drawn by rich and neonctl
-/// turned into sections ([`unbox`]), vercel's layout rewritten
-/// ([`super::vercel::plain`]).
+/// turned into sections ([`unbox`]), a usage marked by a glyph rewritten
+/// ([`super::marked::plain`]), a margin taken out ([`super::margin::plain`]).
 pub(super) fn plain(help: &str) -> String {
     let help = unbox(help);
-    super::vercel::plain(&help).unwrap_or(help)
+    let help = super::marked::plain(&help).unwrap_or(help);
+    super::margin::plain(&help).unwrap_or(help)
 }
 
 /// Box-drawing characters that draw borders and rules.

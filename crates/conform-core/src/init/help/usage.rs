@@ -49,8 +49,11 @@ pub(super) fn usage_forms(help: &str, tool: &str) -> Vec<String> {
             if rest.is_empty() {
                 // Each line under the header is a form of its own. pip parts its
                 // forms with a blank line: a form after one starts with the tool.
+                // A shell line names it too: `$ orm [command]`.
                 let names_tool = |line: &str| {
-                    line.trim_start()
+                    let line = line.trim_start();
+                    line.strip_prefix("$ ")
+                        .map_or(line, str::trim_start)
                         .strip_prefix(tool)
                         .is_some_and(|r| r.starts_with(' '))
                 };
@@ -105,7 +108,10 @@ pub(super) fn program_name(help: &str, fallback: &str) -> String {
         .first()
         .and_then(|form| form.split_whitespace().next())
         .map(|word| word.rsplit('/').next().unwrap_or(word).to_string())
-        .filter(|word| is_name(word))
+        // cleo's `--help` may be its `list` command's (`Usage: list [options]`),
+        // and its generic usage is `command [options] [arguments]`: neither word
+        // is the program's.
+        .filter(|word| is_name(word) && !matches!(word.as_str(), "list" | "help" | "command"))
         .unwrap_or_else(|| fallback.to_string())
 }
 

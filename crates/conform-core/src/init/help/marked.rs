@@ -1,16 +1,19 @@
-//! vercel's help layout, rewritten into the plain one the readers know.
-//!
-//! vercel prints its help on stderr after a banner (and whatever notices and
-//! errors came first), writes its usage as `▲ vercel env command`, indents every
-//! heading by a margin (`  Commands:`), groups the root's commands under titles
-//! (`Basic`, `Advanced`), lists aliases as `ls | list`, bare words as required
-//! arguments (`add  name [environment]  Add ...`) and options as `-F,  --format`.
+//! Help whose usage line is marked by a glyph instead of `Usage:`, rewritten into
+//! the plain layout the readers know. One rule for the layout family, whatever
+//! the tool: the help may come after a banner and notices, writes its usage as a
+//! glyph then the program (`▲ tool env command`), indents every heading by a
+//! margin (`  Commands:`), groups the root's commands under titles (`Basic`,
+//! `Advanced`), lists aliases as `ls | list`, bare words as required arguments
+//! (`add  name [environment]  Add ...`) and options as `-F,  --format`. (vercel's
+//! CLI writes its help so.)
 
-/// The glyph vercel writes before its usage line.
-const MARK: char = '▲';
+/// Whether `c` can mark a usage line: a symbol outside ASCII (`▲`, `›`, `◆`).
+fn is_mark(c: char) -> bool {
+    !c.is_ascii() && !c.is_alphanumeric()
+}
 
-/// `help` in the plain layout when it is vercel's, else `None`: a `Usage:` line
-/// where the `▲` line was (the text before it dropped), headings at the margin
+/// `help` in the plain layout when its usage is marked, else `None`: a `Usage:`
+/// line where the marked line was (the text before it dropped), headings at the margin
 /// moved flush left, group titles dropped, each entry as `list|ls <arg>  Summary`
 /// and each option as `-F, --format`.
 pub(super) fn plain(help: &str) -> Option<String> {
@@ -50,14 +53,18 @@ pub(super) fn plain(help: &str) -> Option<String> {
     Some(out)
 }
 
-/// What follows `▲ ` when it names a program: `vercel env command`.
+/// What follows the mark when it names a program in lower case (`tool env
+/// command`); a banner's `◭  Tool is a toolkit` names none.
 fn usage_after_mark(line: &str) -> Option<&str> {
-    let rest = line.trim().strip_prefix(MARK)?.trim_start();
+    let trimmed = line.trim();
+    let mark = trimmed.chars().next().filter(|c| is_mark(*c))?;
+    let rest = trimmed[mark.len_utf8()..].trim_start();
     let word = rest.split_whitespace().next()?;
-    super::words::is_name(word).then_some(rest)
+    let program = super::words::is_name(word) && !word.chars().any(|c| c.is_ascii_uppercase());
+    program.then_some(rest)
 }
 
-/// The usage with vercel's bare `command` as the placeholder it is.
+/// The usage with a bare `command` as the placeholder it is.
 fn usage(rest: &str) -> String {
     rest.split(' ')
         .map(|word| if word == "command" { "<command>" } else { word })
@@ -131,4 +138,25 @@ fn option(trimmed: &str) -> Option<String> {
     let rest = trimmed[3..].trim_start();
     rest.starts_with("--")
         .then(|| format!("{}, {rest}", &trimmed[..2]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn any_glyph_marks_a_usage_that_names_a_program_and_a_banner_is_none() {
+        let help = "Tool CLI 1.0\n\n  \u{25c6} tool [options] <command>\n\n  Commands:\n\n    Basic\n\n      ls | list   [app]   Lists apps\n";
+        let text = plain(help).expect("a marked usage");
+        assert!(
+            text.starts_with("Usage: tool [options] <command>\n"),
+            "{text}"
+        );
+        assert!(text.contains("      list|ls [app]  Lists apps"), "{text}");
+        assert!(!text.contains("Basic"), "{text}");
+        assert_eq!(
+            plain("\u{25ed}  Tool is a database toolkit\n\n  Usage\n"),
+            None
+        );
+    }
 }
