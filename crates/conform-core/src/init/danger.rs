@@ -101,7 +101,17 @@ pub(crate) fn dangerous(path: &[String], summary: &str) -> bool {
     let updates_itself =
         matches!(path, [only] if TOOL_UPDATE.contains(&only.to_ascii_lowercase().as_str()));
     let summary = summary.to_ascii_lowercase();
-    by_name || updates_itself || DANGER_PHRASES.iter().any(|phrase| summary.contains(phrase))
+    by_name || updates_itself || DANGER_PHRASES.iter().any(|phrase| says(&summary, phrase))
+}
+
+/// Whether `text` holds `phrase` as whole words: "authenticate", not the
+/// "authenticated" of "make authenticated requests".
+fn says(text: &str, phrase: &str) -> bool {
+    text.match_indices(phrase).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + phrase.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
 }
 
 #[cfg(test)]
@@ -141,5 +151,10 @@ mod tests {
         assert!(dangerous(&path("account"), "Log in to your account"));
         assert!(dangerous(&path("go"), "Open the dashboard in your browser"));
         assert!(!dangerous(&path("ls"), "List the apps"));
+        assert!(!dangerous(
+            &path("api"),
+            "Make authenticated HTTP requests to the API"
+        ));
+        assert!(dangerous(&path("auth0"), "Authenticate with the service"));
     }
 }

@@ -289,6 +289,12 @@ pub(crate) fn survey_order(commands: &[Command]) -> Vec<usize> {
 /// unjudged.
 pub(crate) const MIN_DEPTH: usize = 3;
 
+/// At most this share of what is left for runs is set aside, while exploring, for
+/// the first [`MIN_DEPTH`] commands of the depth order: they are judged in depth
+/// whatever the budget says ([`fit`]), but a tool whose every run costs a second
+/// must still get to explore more than them.
+pub(crate) const DEPTH_SHARE: f64 = 0.3;
+
 /// About how many runs beyond its survey a command judged in depth costs, every
 /// check selected (the exploration's estimate; [`fit`] counts the real plan).
 pub(crate) const DEPTH_RUNS: u32 = 25;

@@ -21,7 +21,7 @@ use super::commands::{add, HelpEntry};
 use super::listing::{listing_argvs, read_listing};
 use super::page::{lists_no_subcommands, read_page, HelpPage};
 use super::usage::program_name;
-use crate::init::phases::{Budget, DEPTH_RUNS, FIRST_CALLED_ENDINGS, MIN_DEPTH, WHO_AND_WHERE};
+use crate::init::phases::{Budget, DEPTH_RUNS, DEPTH_SHARE, FIRST_CALLED_ENDINGS, MIN_DEPTH, WHO_AND_WHERE};
 use crate::init::tool::{Explored, Tool, Unread};
 use crate::init::{probe, Body, Census, Failure, Warning, UNKNOWN_FLAG};
 use std::time::Duration;
@@ -75,8 +75,10 @@ const SHARED_RUNS: u32 = 20;
 fn surveyable(tool: &dyn Tool, budget: Option<&Budget>, runs_each: u32) -> Option<usize> {
     let (budget, per_run) = (budget?, tool.per_run()?);
     let window = budget.runs_left();
-    // The first commands of the depth order are judged in depth, whatever else.
-    let depth = per_run * MIN_DEPTH as u32 * DEPTH_RUNS;
+    // Room for the first commands of the depth order (judged in depth whatever
+    // the budget says), within a share of what is left: a tool whose every run
+    // costs a second would otherwise explore nothing but them.
+    let depth = (per_run * MIN_DEPTH as u32 * DEPTH_RUNS).min(window.mul_f64(DEPTH_SHARE));
     let set_aside = per_run * SHARED_RUNS + depth + tool.limit() + Duration::from_secs(2);
     let left = window.saturating_sub(set_aside);
     let each = per_run * (runs_each + RUNS_PER_SURVEYED_COMMAND);
@@ -339,7 +341,7 @@ pub(crate) fn explore(
         level = next;
     }
 
-    let afford = surveyable(tool, settings.budget.as_ref(), 0).map(|n| n.max(1));
+    let afford = surveyable(tool, settings.budget.as_ref(), 0).map(|n| n.max(MIN_DEPTH));
     let (cap, by_time) = match afford {
         Some(afford) if afford < MAX_PROBES => (afford, true),
         _ => (MAX_PROBES, false),
