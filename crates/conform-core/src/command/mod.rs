@@ -49,6 +49,15 @@ pub fn adopt_orphans() -> std::io::Result<()> {
     crate::exec::adopt_orphans()
 }
 
+/// Where conform lacks the privilege to make network namespaces, enters a user
+/// namespace (its own uid and gid mapped to themselves) so that it can: the runs at
+/// the black hole then get a namespace each, as under root. Call it first, before
+/// any thread starts (the kernel refuses it later); where refused, the reports say
+/// why and how to allow it.
+pub fn enter_user_namespace() {
+    crate::exec::enter_user_namespace()
+}
+
 /// Kills every process still running below this one, the tools' orphans that no
 /// run could claim (such as a daemon whose stdio is on `/dev/null`), and reaps
 /// them; nothing unless [`adopt_orphans`] was called. Only once no run is in flight.

@@ -54,6 +54,7 @@ mod tests;
 mod tls;
 mod toolchain;
 mod trigger;
+mod userns;
 mod waiting;
 
 use std::path::PathBuf;
@@ -78,6 +79,7 @@ pub(crate) use sandbox::{
 pub(crate) use session::root as sandbox_root;
 pub use session::Cancel;
 pub(crate) use session::Session;
+pub(crate) use userns::enter as enter_user_namespace;
 pub(crate) use waiting::WaitingOn;
 
 /// Makes one run as described in the module docs and records what the tool did.
