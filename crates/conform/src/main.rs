@@ -89,6 +89,9 @@ fn main() -> ExitCode {
             ..
         }) => {
             prepare_runs();
+            if let Some(refused) = require_namespace(&network, &out) {
+                return ExitCode::from(refused.code() as u8);
+            }
             let request = ToolsRequest {
                 file,
                 timeout_seconds: timeout,
@@ -101,6 +104,9 @@ fn main() -> ExitCode {
         }
         Command::Check(args) => {
             prepare_runs();
+            if let Some(refused) = require_namespace(&args.network, &out) {
+                return ExitCode::from(refused.code() as u8);
+            }
             let request = CheckRequest {
                 tool: args.tool,
                 timeout_seconds: args.timeout,
@@ -130,6 +136,13 @@ fn main() -> ExitCode {
 fn prepare_runs() {
     command::enter_user_namespace();
     let _ = command::adopt_orphans();
+}
+
+/// `--network namespace` where no namespace can be made: the refusal, reported.
+fn require_namespace(network: &str, out: &Output) -> Option<conform_core::ExitStatus> {
+    (network == "namespace")
+        .then(|| command::require_namespace(out))
+        .flatten()
 }
 
 /// The tools' processes killed once every run was over, which no run's evidence

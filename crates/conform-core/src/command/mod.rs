@@ -6,6 +6,7 @@
 mod cap;
 mod check;
 mod init;
+mod isolation;
 mod merge;
 pub(crate) mod output;
 mod replay;
@@ -29,6 +30,7 @@ use output::{elapsed_ms, emit, emit_json, finish, report_error};
 
 pub use self::check::{check, CheckRequest, MAX_CHECK_TIMEOUT_SECONDS};
 pub use self::init::{init, init_vscode};
+pub use self::isolation::require_namespace;
 pub use self::merge::{merge, MergeRequest};
 pub use self::replay::{replay, ReplayRequest};
 pub use self::run::{run, RunRequest};

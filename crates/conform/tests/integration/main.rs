@@ -26,3 +26,4 @@ mod scorecard;
 mod stream;
 mod support;
 mod trust;
+mod unprivileged;
