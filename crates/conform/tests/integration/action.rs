@@ -263,7 +263,16 @@ fn check_mode_runs_conform_check_on_a_tool_command_line() {
     ]);
     assert_eq!(run.code(), Some(0), "{}", run.stdout());
     assert!(run.stdout().contains("help_off_stdout"), "{}", run.stdout());
-    assert_eq!(run.json("json-report")["exit_code"], 0);
+    let report = run.json("json-report");
+    assert_eq!(report["exit_code"], 0);
+    // The job summary says how the runs at the black hole were kept there.
+    let network = report["network"].as_str().expect("the report's network");
+    assert!(
+        run.summary
+            .contains(&format!("Network isolation: **{network}**")),
+        "{}",
+        run.summary
+    );
 }
 
 #[test]
