@@ -61,7 +61,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub(crate) use blackhole::{BlackHole, ProxyRequest};
+pub(crate) use blackhole::{BlackHole, ProxyRequest, Recorder, PROXY_VARS};
 pub(crate) use farm::LOG_VAR as SENTINEL_LOG_VAR;
 pub(crate) use holders::PipeHolder;
 pub(crate) use netns::{isolation, Isolation, Namespace};

@@ -20,6 +20,7 @@ mod partition;
 mod profile_validation;
 mod real_tools;
 mod reference_cli;
+mod replay;
 mod reports;
 mod requirements;
 mod scorecard;
