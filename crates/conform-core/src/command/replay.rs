@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 
 use super::output::{emit, emit_json, finish, report_error};
 use super::Output;
-use crate::checks::evidence::{excerpt, signal_name, RunFacts};
+use crate::checks::evidence::{excerpt, signal_name, RunFacts, TerminalFacts};
 use crate::envelope::{envelope, ErrorDetail, ExitStatus};
 use crate::exec::{BlackHole, ProxyRequest, Recorder, PROXY_VARS};
 use crate::render::report_file;
@@ -222,14 +222,24 @@ fn make(
         .env("TMPDIR", sandboxes)
         .current_dir(cwd)
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    // An open stdin is a pipe nobody writes to, held until the run ends.
-    command.stdin(if run.stdin == "open" {
-        Stdio::piped()
-    } else {
-        Stdio::null()
-    });
+        .stderr(Stdio::piped());
+    // On a pseudo-terminal when it was, of its size: what the tool writes there
+    // is read as stdout. Else an open stdin is a pipe nobody writes to, held
+    // until the run ends.
+    let terminal = match run.terminal {
+        Some(terminal) => Some(on_terminal(&mut command, terminal)?),
+        None => {
+            // A process group of its own, killed at the limit (a terminal run's
+            // session is one too).
+            command.process_group(0);
+            command.stdin(if run.stdin == "open" {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            });
+            None
+        }
+    };
     let network = hole.as_ref().map(|hole| {
         if hole.isolated() {
             "namespace"
@@ -241,6 +251,8 @@ fn make(
         Some(namespace) => namespace.within(|| command.spawn())?,
         None => command.spawn()?,
     };
+    // The child has its ends of the terminal; only the master stays here.
+    drop(command);
     let mut recorder = hole.map(|hole| Recorder::new(hole, started));
     let held = child.stdin.take();
     let drain = |stream: Option<Box<dyn Read + Send>>| {
@@ -261,12 +273,15 @@ fn make(
             (total, kept)
         })
     };
-    let stdout = drain(
-        child
+    let stdout = drain(match terminal {
+        Some(master) => {
+            Some(Box::new(TerminalReader(std::fs::File::from(master))) as Box<dyn Read + Send>)
+        }
+        None => child
             .stdout
             .take()
             .map(|s| Box::new(s) as Box<dyn Read + Send>),
-    );
+    });
     let stderr = drain(
         child
             .stderr
@@ -310,6 +325,68 @@ fn make(
         black_hole: network.zip(recorder.map(Recorder::finish)),
         sandbox: created(sandboxes),
     })
+}
+
+/// Puts the run on a fresh pseudo-terminal of the recorded size, as the kit did
+/// (`exec/spawn.rs`): stdin, stdout and stderr on it and it the controlling
+/// terminal of a session of its own, or stdout alone in raw mode. Returns the
+/// master, to read what the tool wrote.
+fn on_terminal(
+    command: &mut Command,
+    terminal: TerminalFacts,
+) -> std::io::Result<std::os::fd::OwnedFd> {
+    use nix::pty::{openpty, Winsize};
+    use nix::sys::termios::{self, SetArg};
+    let size = Winsize {
+        ws_row: terminal.rows,
+        ws_col: terminal.cols,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    let pty = openpty(Some(&size), None).map_err(std::io::Error::from)?;
+    for fd in [&pty.master, &pty.slave] {
+        nix::fcntl::fcntl(
+            fd,
+            nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::FD_CLOEXEC),
+        )
+        .map_err(std::io::Error::from)?;
+    }
+    let controlling: i32 = if terminal.whole {
+        command.stdin(Stdio::from(pty.slave.try_clone()?));
+        command.stderr(Stdio::from(pty.slave.try_clone()?));
+        0
+    } else {
+        let mut modes = termios::tcgetattr(&pty.slave).map_err(std::io::Error::from)?;
+        termios::cfmakeraw(&mut modes);
+        termios::tcsetattr(&pty.slave, SetArg::TCSANOW, &modes).map_err(std::io::Error::from)?;
+        command.stdin(Stdio::null());
+        1
+    };
+    command.stdout(Stdio::from(pty.slave));
+    // SAFETY: setsid and ioctl are async-signal-safe and touch no memory of ours.
+    unsafe {
+        command.pre_exec(move || {
+            if nix::libc::setsid() < 0
+                || nix::libc::ioctl(controlling, nix::libc::TIOCSCTTY as _, 0) < 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    Ok(pty.master)
+}
+
+/// A terminal's master: EIO once every slave end is closed is its end of file.
+struct TerminalReader(std::fs::File);
+
+impl Read for TerminalReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self.0.read(buf) {
+            Err(e) if e.raw_os_error() == Some(nix::libc::EIO) => Ok(0),
+            other => other,
+        }
+    }
 }
 
 /// What the sandboxes under `root` hold, as paths in their sandbox: every file,

@@ -1,6 +1,7 @@
 //! `conform replay` remakes a run as it was made: a run recorded at the black
-//! hole waits at a fresh one (in a namespace where the machine allows), and a
-//! sandboxed run's directories are shown and removed with the replay.
+//! hole waits at a fresh one (in a namespace where the machine allows), a
+//! terminal run is made on a terminal of its size, and a sandboxed run's
+//! directories are shown and removed with the replay.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -12,7 +13,8 @@ use crate::support::{EnvRemoveAll, DEVELOPER_ENV};
 
 /// A tool whose `fetch` writes a file in its HOME, asks its proxy for
 /// api.replay.example, waits 3 s for the answer and gives up (exit 1); it exits 7
-/// when nothing listens where its proxy says. Anything else lists.
+/// when nothing listens where its proxy says; `list` prints in red on a terminal,
+/// `NO_COLOR` or not. Anything else succeeds.
 /// `--help` names both.
 const TOOL: &str = r#"#!/usr/bin/env bash
 case "$*" in
@@ -25,6 +27,7 @@ case "$*" in
         printf 'CONNECT api.replay.example:443 HTTP/1.1\r\nHost: api.replay.example:443\r\n\r\n' >&3
         read -r -t 3 answer <&3
         exit 1 ;;
+    list) if [ -t 1 ]; then printf '\033[31mred\033[0m\n'; else echo '[]'; fi ;;
     *) echo '{"ok":true,"data":[],"error":null,"warnings":[],"meta":{"exit_code":0,"duration_ms":1,"schema_version":"1.0"}}' ;;
 esac
 "#;
@@ -48,7 +51,7 @@ fn conform(args: &[&str], dir: &Path) -> Value {
 }
 
 #[test]
-fn a_run_recorded_at_the_black_hole_waits_there_again_and_leaves_nothing_behind() {
+fn recorded_runs_are_remade_at_the_black_hole_and_on_a_terminal_and_leave_nothing_behind() {
     let dir = tempfile::tempdir().expect("temp dir");
     let tool = dir.path().join("replaytool");
     std::fs::write(&tool, TOOL).expect("tool");
@@ -62,6 +65,8 @@ fn a_run_recorded_at_the_black_hole_waits_there_again_and_leaves_nothing_behind(
             "check",
             "--only",
             "network_timeout",
+            "--only",
+            "tty_no_color",
             "--json-report",
             &report_arg,
             "--",
@@ -103,6 +108,27 @@ fn a_run_recorded_at_the_black_hole_waits_there_again_and_leaves_nothing_behind(
     assert_eq!(
         data["sandbox_created"],
         serde_json::json!(["home/fetched"]),
+        "{data:#}"
+    );
+    // A terminal run is made on a terminal again: the same colour.
+    let on_terminal = runs
+        .iter()
+        .position(|run| run["probe"] == "list (terminal)")
+        .unwrap_or_else(|| panic!("no terminal run of list in {document:#}"));
+    let recorded = &runs[on_terminal];
+    assert!(
+        recorded["stdout_excerpt"]
+            .as_str()
+            .is_some_and(|out| out.contains("\u{1b}[31mred")),
+        "{recorded:#}"
+    );
+    let replay = conform(
+        &["replay", &report_arg, &on_terminal.to_string()],
+        dir.path(),
+    );
+    let data = &replay["data"];
+    assert_eq!(
+        data["replayed"]["stdout_excerpt"], recorded["stdout_excerpt"],
         "{data:#}"
     );
     let left: Vec<_> = std::fs::read_dir(&tmp)
