@@ -88,11 +88,12 @@ pub fn replay(request: &ReplayRequest, out: &Output) -> ExitStatus {
     let limit = request.timeout.unwrap_or_else(|| {
         Duration::from_millis(run.duration_ms.saturating_add(1000)).max(Duration::from_secs(5))
     });
-    // At the black hole when it was: a fresh one, its proxy variables pointed there.
+    // At the black hole when it was: a fresh one, its proxy variables pointed
+    // there. Proxies at port 0 (where every connection is refused) stay as they were.
     let at_black_hole = run.env.iter().any(|change| {
         change
             .split_once('=')
-            .is_some_and(|(name, _)| PROXY_VARS.contains(&name))
+            .is_some_and(|(name, url)| PROXY_VARS.contains(&name) && !url.ends_with(":0"))
     });
     let hole = match at_black_hole.then(BlackHole::bind_best).transpose() {
         Ok(hole) => hole,

@@ -147,8 +147,9 @@ impl Namespace {
         })
     }
 
-    /// Runs `work` on this thread inside the namespace: sockets it makes and
-    /// processes it spawns are the namespace's.
+    /// Runs `work` inside the namespace: sockets it makes and processes it spawns
+    /// are the namespace's. On this thread, which steps back after; in a user
+    /// namespace of conform's own, on a thread that ends with it.
     pub(crate) fn within<T: Send>(
         &self,
         work: impl FnOnce() -> io::Result<T> + Send,

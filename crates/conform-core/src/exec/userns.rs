@@ -152,6 +152,12 @@ pub(crate) fn diagnose(error: &std::io::Error) -> Refusal {
     }
 }
 
+/// Where namespaces do not exist, whatever the error.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn diagnose(_: &std::io::Error) -> Refusal {
+    Refusal::not_linux()
+}
+
 #[cfg(not(target_os = "linux"))]
 mod sys {
     use super::{Refusal, UserNamespace};

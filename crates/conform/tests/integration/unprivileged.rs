@@ -17,10 +17,22 @@ use crate::support::{EnvRemoveAll, DEVELOPER_ENV};
 /// The uid and gid of `nobody`, whom a root test run becomes.
 const NOBODY: u32 = 65534;
 
-/// A place nobody can read and write: conform's binary and the fixture copied in,
-/// a HOME and a TMPDIR of nobody's own.
+/// A place nobody can read and write: the fixture copied in (and conform's binary,
+/// where nobody cannot reach it where it is), a HOME and a TMPDIR of nobody's own.
 struct Stage {
     dir: TempDir,
+    conform: PathBuf,
+}
+
+/// Whether every other user can run `path` where it is: every directory above it
+/// searchable, the file readable and executable.
+fn others_can_run(path: &Path) -> bool {
+    let mode = |path: &Path| {
+        std::fs::metadata(path)
+            .map(|m| m.permissions().mode())
+            .unwrap_or(0)
+    };
+    mode(path) & 0o005 == 0o005 && path.ancestors().skip(1).all(|dir| mode(dir) & 0o001 != 0)
 }
 
 impl Stage {
@@ -30,16 +42,23 @@ impl Stage {
             std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod")
         };
         open(dir.path(), 0o755);
-        for (from, name) in [
-            (PathBuf::from(env!("CARGO_BIN_EXE_conform")), "conform"),
-            (
-                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/check/nodefetch"),
-                "nodefetch",
-            ),
+        let built = PathBuf::from(env!("CARGO_BIN_EXE_conform"));
+        // A debug build is large: copied only where nobody could not run it.
+        let conform = if others_can_run(&built) {
+            built.clone()
+        } else {
+            dir.path().join("conform")
+        };
+        let fixture =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/check/nodefetch");
+        for (from, to) in [
+            (&built, &conform),
+            (&fixture, &dir.path().join("nodefetch")),
         ] {
-            let to = dir.path().join(name);
-            std::fs::copy(&from, &to).expect("copy");
-            open(&to, 0o755);
+            if from != to {
+                std::fs::copy(from, to).expect("copy");
+                open(to, 0o755);
+            }
         }
         for own in ["home", "tmp", "work"] {
             let path = dir.path().join(own);
@@ -53,16 +72,15 @@ impl Stage {
                 .expect("chown");
             }
         }
-        Stage { dir }
+        Stage { dir, conform }
     }
 
     /// `conform ARGS` in the stage as an unprivileged user (nobody, when the test
     /// runs as root; else the test's own user), with `env` added: exit code, stdout,
     /// stderr.
     fn conform(&self, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
-        let conform = self.dir.path().join("conform");
         let output = self
-            .unprivileged(conform.as_os_str())
+            .unprivileged(self.conform.as_os_str())
             .args(args)
             .envs(env.iter().copied())
             .output()
