@@ -14,6 +14,7 @@ mod findings;
 mod hostile;
 mod hostile_env;
 mod init;
+mod init_bait;
 mod merge;
 mod network;
 mod partition;
