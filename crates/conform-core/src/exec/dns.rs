@@ -12,10 +12,8 @@
 
 use std::io::{self, Read, Write};
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream, UdpSocket};
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::Mutex;
-
-use nix::libc;
 
 /// Where DNS queries arrive inside a namespace.
 const DNS_PORT: u16 = 53;
@@ -103,15 +101,7 @@ impl Responder {
         let (udp, tcp) = bind_everywhere()?;
         udp.set_nonblocking(true)?;
         tcp.set_nonblocking(true)?;
-        // SAFETY: epoll_create1 takes no pointers; a non-negative result is a fresh
-        // fd owned by nothing else.
-        let ready = unsafe {
-            let fd = libc::epoll_create1(libc::EPOLL_CLOEXEC);
-            if fd < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            OwnedFd::from_raw_fd(fd)
-        };
+        let ready = epoll::create()?;
         let responder = Responder {
             udp,
             tcp,
@@ -169,6 +159,31 @@ impl Responder {
 
     /// Adds `fd` to the epoll set, level-triggered for input.
     fn watch(&self, fd: BorrowedFd<'_>) -> io::Result<()> {
+        epoll::add(self.ready.as_fd(), fd)
+    }
+}
+
+/// The epoll set, Linux's: namespaces, and so this responder, exist only there.
+#[cfg(target_os = "linux")]
+mod epoll {
+    use std::io;
+    use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+
+    use nix::libc;
+
+    pub(super) fn create() -> io::Result<OwnedFd> {
+        // SAFETY: epoll_create1 takes no pointers; a non-negative result is a fresh
+        // fd owned by nothing else.
+        unsafe {
+            let fd = libc::epoll_create1(libc::EPOLL_CLOEXEC);
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(OwnedFd::from_raw_fd(fd))
+        }
+    }
+
+    pub(super) fn add(set: BorrowedFd<'_>, fd: BorrowedFd<'_>) -> io::Result<()> {
         let mut event = libc::epoll_event {
             events: libc::EPOLLIN as u32,
             u64: 0,
@@ -176,7 +191,7 @@ impl Responder {
         // SAFETY: both fds are open for the call; the event is a valid struct.
         let done = unsafe {
             libc::epoll_ctl(
-                self.ready.as_raw_fd(),
+                set.as_raw_fd(),
                 libc::EPOLL_CTL_ADD,
                 fd.as_raw_fd(),
                 &mut event,
@@ -186,6 +201,24 @@ impl Responder {
             return Err(io::Error::last_os_error());
         }
         Ok(())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod epoll {
+    use std::io;
+    use std::os::fd::{BorrowedFd, OwnedFd};
+
+    fn unsupported() -> io::Error {
+        io::Error::new(io::ErrorKind::Unsupported, "network namespaces are Linux's")
+    }
+
+    pub(super) fn create() -> io::Result<OwnedFd> {
+        Err(unsupported())
+    }
+
+    pub(super) fn add(_: BorrowedFd<'_>, _: BorrowedFd<'_>) -> io::Result<()> {
+        Err(unsupported())
     }
 }
 
