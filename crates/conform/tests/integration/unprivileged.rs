@@ -5,14 +5,17 @@
 //! names the cause and the fix.
 
 use std::ffi::OsStr;
+use std::io::{BufRead, BufReader};
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
 
 use serde_json::Value;
 use tempfile::TempDir;
 
-use crate::support::{EnvRemoveAll, DEVELOPER_ENV};
+use crate::support::{EnvRemoveAll, DEVELOPER_ENV, HANG};
 
 /// The uid and gid of `nobody`, whom a root test run becomes.
 const NOBODY: u32 = 65534;
@@ -49,16 +52,17 @@ impl Stage {
         } else {
             dir.path().join("conform")
         };
-        let fixture =
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/check/nodefetch");
-        for (from, to) in [
-            (&built, &conform),
-            (&fixture, &dir.path().join("nodefetch")),
-        ] {
-            if from != to {
-                std::fs::copy(from, to).expect("copy");
-                open(to, 0o755);
-            }
+        if built != conform {
+            std::fs::copy(&built, &conform).expect("copy");
+            open(&conform, 0o755);
+        }
+        for fixture in ["nodefetch", "serving"] {
+            let to = dir.path().join(fixture);
+            let from = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/check")
+                .join(fixture);
+            std::fs::copy(from, &to).expect("copy");
+            open(&to, 0o755);
         }
         for own in ["home", "tmp", "work"] {
             let path = dir.path().join(own);
@@ -245,4 +249,58 @@ fn network_namespace_refuses_to_run_without_one_and_says_the_fix() {
         .expect("tmp")
         .count();
     assert_eq!(left, 0, "something ran and left files behind");
+}
+
+#[test]
+fn what_an_unprivileged_runs_probe_serves_is_not_reachable_from_the_host() {
+    let stage = Stage::new();
+    if !stage.host_allows_namespaces() {
+        eprintln!("SKIPPED: this host gives no user namespace to an unprivileged user (`unshare --user --net` fails)");
+        return;
+    }
+    // The fixture says on this FIFO when it listens; nobody must be able to open it.
+    let fifo = stage.dir.path().join("listening");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
+    std::fs::set_permissions(&fifo, std::fs::Permissions::from_mode(0o666)).expect("chmod");
+    // Read and write: opening never blocks, and the fixture's non-blocking open
+    // always finds a reader.
+    let pipe = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&fifo)
+        .expect("open the fifo");
+    let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .and_then(|listener| listener.local_addr())
+        .map(|addr| addr.port())
+        .expect("a free port");
+    let child = stage
+        .unprivileged(stage.conform.as_os_str())
+        .args(["check", "--", "./serving"])
+        .env("SERVING_PORT", port.to_string())
+        .env("SERVING_FIFO", &fifo)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("conform starts");
+    let (told, heard) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(pipe).read_line(&mut line);
+        let _ = told.send(line);
+    });
+    let line = heard.recv_timeout(HANG).expect("the fixture listened");
+    assert_eq!(line.trim(), format!("listening {port}"));
+    // Right after it said so, while its run is alive (it serves until stopped).
+    let reachable = TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_ok();
+    let output = child.wait_with_output().expect("conform ends");
+    let envelope: Value = serde_json::from_slice(&output.stdout).expect("one envelope");
+    assert_eq!(
+        envelope["meta"]["network"], "namespace",
+        "{:#}",
+        envelope["meta"]
+    );
+    assert!(
+        !reachable,
+        "the probe's server answered on the host's loopback"
+    );
 }
