@@ -32,8 +32,10 @@
 # For `key` and `install`: RUNNER_TEMP, RUNNER_OS and RUNNER_ARCH (the runner sets
 # them), CONFORM_SOURCE (conform's checkout, default this script's repository), and
 # CONFORM_INSTALL_FROM (tests only: copy this built binary instead of running cargo),
-# and CONFORM_USERNS_RESTRICTION (tests only: the file that says whether AppArmor
-# restricts user namespaces, default the sysctl's).
+# and, tests only, CONFORM_USERNS_RESTRICTION (the file that says whether AppArmor
+# restricts user namespaces, default the sysctl's), CONFORM_APPARMOR_PARSER (the
+# parser to load the profile with) and CONFORM_APPARMOR_DIR (where to write the
+# profile, as the caller, without sudo).
 set -u
 
 source_dir=${CONFORM_SOURCE:-$(CDPATH='' cd -- "$(dirname -- "$0")/.." && pwd -P)}
@@ -124,18 +126,25 @@ allow_user_namespaces() {
     local binary=$1
     local restriction=${CONFORM_USERNS_RESTRICTION:-/proc/sys/kernel/apparmor_restrict_unprivileged_userns}
     [ "$(cat "$restriction" 2>/dev/null)" = 1 ] || return 0
-    local profile=/etc/apparmor.d/conform-action
-    if ! command -v apparmor_parser >/dev/null 2>&1 || ! sudo -n true 2>/dev/null; then
-        echo "::warning::conform: AppArmor restricts user namespaces here and there is no sudo or apparmor_parser to allow them to conform: its runs get no network namespace (proxy variables only)"
+    local parser=${CONFORM_APPARMOR_PARSER:-apparmor_parser}
+    local profile=${CONFORM_APPARMOR_DIR:-/etc/apparmor.d}/conform-action
+    local as_root=(sudo -n)
+    # Tests write the profile elsewhere, as themselves.
+    [ -n "${CONFORM_APPARMOR_DIR:-}" ] && as_root=()
+    local fallback="conform's runs get no network namespace (proxy variables only)"
+    if ! command -v "$parser" >/dev/null 2>&1 || ! "${as_root[@]}" true 2>/dev/null; then
+        echo "::warning::conform: AppArmor restricts user namespaces here and there is no sudo or apparmor_parser to allow them to conform: $fallback"
         return 0
     fi
     # A path with a blank or a quote would need quoting in the profile; the
     # runner's temp directory has none.
-    printf 'abi <abi/4.0>,\ninclude <tunables/global>\n\nprofile conform-action "%s" flags=(unconfined) {\n  userns,\n}\n' "$binary" \
-        | sudo tee "$profile" >/dev/null \
-        && sudo apparmor_parser -r "$profile" \
-        && echo "conform: AppArmor profile $profile allows user namespaces to $binary" \
-        || echo "::warning::conform: could not load the AppArmor profile $profile: conform's runs get no network namespace (proxy variables only)"
+    if printf 'abi <abi/4.0>,\ninclude <tunables/global>\n\nprofile conform-action "%s" flags=(unconfined) {\n  userns,\n}\n' "$binary" \
+            | "${as_root[@]}" tee "$profile" >/dev/null \
+        && "${as_root[@]}" "$parser" -r "$profile"; then
+        echo "conform: the AppArmor profile $profile allows user namespaces to $binary"
+    else
+        echo "::warning::conform: could not load the AppArmor profile $profile: $fallback"
+    fi
 }
 
 run() {
