@@ -5,10 +5,14 @@
 #   action.sh key       the cache key of the conform binary and where it lives
 #                       (outputs cache-key, bin-dir), for actions/cache
 #   action.sh install   put conform on PATH: the cached binary when it is there and
-#                       runs (a cache hit builds nothing), else build it with cargo
+#                       runs (a cache hit builds nothing), else build it with cargo;
+#                       where AppArmor restricts unprivileged user namespaces
+#                       (Ubuntu 24.04), load a profile that allows them to that
+#                       binary alone, so its runs get network namespaces
 #   action.sh run       run conform; the text report goes to the job log, the JSON
 #                       report, SARIF, JUnit and Markdown to files, the Markdown
-#                       also to $GITHUB_STEP_SUMMARY; set the outputs; fail the step
+#                       also to $GITHUB_STEP_SUMMARY with the network isolation
+#                       the runs had; set the outputs; fail the step
 #                       when checks failed (4), an input is invalid (2) or conform
 #                       failed (1)
 #
@@ -27,7 +31,11 @@
 #
 # For `key` and `install`: RUNNER_TEMP, RUNNER_OS and RUNNER_ARCH (the runner sets
 # them), CONFORM_SOURCE (conform's checkout, default this script's repository), and
-# CONFORM_INSTALL_FROM (tests only: copy this built binary instead of running cargo).
+# CONFORM_INSTALL_FROM (tests only: copy this built binary instead of running cargo),
+# and, tests only, CONFORM_USERNS_RESTRICTION (the file that says whether AppArmor
+# restricts user namespaces, default the sysctl's), CONFORM_APPARMOR_PARSER (the
+# parser to load the profile with) and CONFORM_APPARMOR_DIR (where to write the
+# profile, as the caller, without sudo).
 set -u
 
 source_dir=${CONFORM_SOURCE:-$(CDPATH='' cd -- "$(dirname -- "$0")/.." && pwd -P)}
@@ -104,6 +112,39 @@ install() {
         echo "$bin_dir" >> "$GITHUB_PATH"
     fi
     output conform "$bin_dir/conform"
+    allow_user_namespaces "$bin_dir/conform"
+}
+
+# allow_user_namespaces BINARY: where AppArmor restricts unprivileged user
+# namespaces (kernel.apparmor_restrict_unprivileged_userns=1, Ubuntu 24.04 and
+# GitHub's ubuntu-24.04 runners), an AppArmor profile that gives them to BINARY
+# alone, as Ubuntu ships for the browsers and container tools that sandbox this
+# way. The narrow way: the restriction stays for every other program of the job
+# (docs/ci.md says why not the sysctl). Without sudo or apparmor_parser the runs
+# keep the proxy variables alone, and the report and the job summary say so.
+allow_user_namespaces() {
+    local binary=$1
+    local restriction=${CONFORM_USERNS_RESTRICTION:-/proc/sys/kernel/apparmor_restrict_unprivileged_userns}
+    [ "$(cat "$restriction" 2>/dev/null)" = 1 ] || return 0
+    local parser=${CONFORM_APPARMOR_PARSER:-apparmor_parser}
+    local profile=${CONFORM_APPARMOR_DIR:-/etc/apparmor.d}/conform-action
+    local as_root=(sudo -n)
+    # Tests write the profile elsewhere, as themselves.
+    [ -n "${CONFORM_APPARMOR_DIR:-}" ] && as_root=()
+    local fallback="conform's runs get no network namespace (proxy variables only)"
+    if ! command -v "$parser" >/dev/null 2>&1 || ! "${as_root[@]}" true 2>/dev/null; then
+        echo "::warning::conform: AppArmor restricts user namespaces here and there is no sudo or apparmor_parser to allow them to conform: $fallback"
+        return 0
+    fi
+    # A path with a blank or a quote would need quoting in the profile; the
+    # runner's temp directory has none.
+    if printf 'abi <abi/4.0>,\ninclude <tunables/global>\n\nprofile conform-action "%s" flags=(unconfined) {\n  userns,\n}\n' "$binary" \
+            | "${as_root[@]}" tee "$profile" >/dev/null \
+        && "${as_root[@]}" "$parser" -r "$profile"; then
+        echo "conform: the AppArmor profile $profile allows user namespaces to $binary"
+    else
+        echo "::warning::conform: could not load the AppArmor profile $profile: $fallback"
+    fi
 }
 
 run() {
@@ -153,6 +194,7 @@ run() {
     if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -s "$markdown" ]; then
         # Appending keeps what earlier steps wrote to the summary.
         cat "$markdown" >> "$GITHUB_STEP_SUMMARY"
+        isolation "$report" >> "$GITHUB_STEP_SUMMARY"
     fi
     output exit-code "$code"
     [ -f "$sarif" ] && output sarif "$sarif"
@@ -169,6 +211,18 @@ run() {
         *) echo "::error::conform exited with $code" ;;
     esac
     exit "$code"
+}
+
+# isolation REPORT: a line for the job summary on how the runs at the black hole
+# were kept from the network (the report's `network`), when any were.
+isolation() {
+    local network
+    network=$(sed -n 's/^  "network": "\([^"]*\)",\{0,1\}$/\1/p' "$1" 2>/dev/null | head -n 1)
+    case $network in
+        '') ;;
+        namespace) printf '\nNetwork isolation: **namespace** (every connection of the runs at the black hole ended there).\n' ;;
+        *) printf '\nNetwork isolation: **%s**: tools that ignore the proxy variables were not held at the black hole (the job log says why and how to allow a namespace).\n' "$network" ;;
+    esac
 }
 
 case ${1:-run} in

@@ -50,12 +50,12 @@ fn main() -> ExitCode {
         Command::Checks { ids, level, .. } => command::checks(&ids, level, &out),
         Command::Manifest => command::print_envelope(cli::manifest::manifest(), &out),
         Command::Init(args) => {
-            adopt_orphans();
+            prepare_runs();
             init(args, &out)
         }
         Command::Completions { shell } => completions(shell),
         Command::Run { profiles, flags } => {
-            adopt_orphans();
+            prepare_runs();
             let request = run_request(profiles, flags);
             cli::signals::cancel_on_interrupt(&request.cancel);
             command::run(&request, &out)
@@ -65,6 +65,7 @@ fn main() -> ExitCode {
             run,
             timeout,
         } => {
+            command::enter_user_namespace();
             let request = command::ReplayRequest {
                 report,
                 run,
@@ -87,7 +88,10 @@ fn main() -> ExitCode {
             flags,
             ..
         }) => {
-            adopt_orphans();
+            prepare_runs();
+            if let Some(refused) = require_namespace(&network, &out) {
+                return ExitCode::from(refused.code() as u8);
+            }
             let request = ToolsRequest {
                 file,
                 timeout_seconds: timeout,
@@ -99,7 +103,10 @@ fn main() -> ExitCode {
             command::check_tools(&request, &out)
         }
         Command::Check(args) => {
-            adopt_orphans();
+            prepare_runs();
+            if let Some(refused) = require_namespace(&args.network, &out) {
+                return ExitCode::from(refused.code() as u8);
+            }
             let request = CheckRequest {
                 tool: args.tool,
                 timeout_seconds: args.timeout,
@@ -120,12 +127,22 @@ fn main() -> ExitCode {
     ExitCode::from(status.code() as u8)
 }
 
-/// Before the first tool starts: conform becomes the subreaper of what its tools
+/// Before the first tool starts, and before any thread (a user namespace is refused
+/// to a process with threads): conform enters a user namespace where it needs one to
+/// give its runs network namespaces, and becomes the subreaper of what its tools
 /// leave behind, so that no process of a tool outlives it (it starts nothing else,
 /// so every process below it is a tool's). Where the system has no subreapers, such
 /// processes go to init as before.
-fn adopt_orphans() {
+fn prepare_runs() {
+    command::enter_user_namespace();
     let _ = command::adopt_orphans();
+}
+
+/// `--network namespace` where no namespace can be made: the refusal, reported.
+fn require_namespace(network: &str, out: &Output) -> Option<conform_core::ExitStatus> {
+    (network == "namespace")
+        .then(|| command::require_namespace(out))
+        .flatten()
 }
 
 /// The tools' processes killed once every run was over, which no run's evidence

@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use super::Judged;
-use crate::exec::{Exit, ProxyRequest, SandboxReport, TriggerAction, TriggerOutcome};
+use crate::exec::{Exit, Output, ProxyRequest, SandboxReport, TriggerAction, TriggerOutcome};
 
 /// Bytes of stdout/stderr quoted in evidence.
 pub(crate) const EXCERPT_BYTES: usize = 2048;
@@ -102,6 +102,37 @@ pub(crate) struct RunFacts {
     /// whether it gives up by itself: how long it had run then.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub held_at_hole_ms: Option<u64>,
+    /// For a run on a pseudo-terminal: its size, and what was on it (`conform
+    /// replay` makes it on one again).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terminal: Option<TerminalFacts>,
+}
+
+/// A run's pseudo-terminal: its size, and whether stdin and stderr were on it too
+/// (`whole`) or stdout alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub(crate) struct TerminalFacts {
+    pub cols: u16,
+    pub rows: u16,
+    pub whole: bool,
+}
+
+impl TerminalFacts {
+    fn of(output: Output) -> Option<TerminalFacts> {
+        match output {
+            Output::Pipes => None,
+            Output::Terminal { cols, rows } => Some(TerminalFacts {
+                cols,
+                rows,
+                whole: true,
+            }),
+            Output::StdoutTerminal { cols, rows } => Some(TerminalFacts {
+                cols,
+                rows,
+                whole: false,
+            }),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -218,6 +249,7 @@ impl RunFacts {
                 detail: waiting.describe(&r.proxy_requests),
             }),
             held_at_hole_ms: r.held_at_hole.map(millis),
+            terminal: TerminalFacts::of(run.planned.spec.output),
             orphans_killed: r
                 .orphans_killed
                 .iter()

@@ -33,7 +33,7 @@ pub fn init(request: &Request, out: &Output) -> ExitStatus {
             document["warnings"] = warnings;
             // Exploration's runs were at the black hole: how they were kept there.
             if let Some(meta) = document.get_mut("meta").and_then(Value::as_object_mut) {
-                meta.insert("network".into(), json!(crate::exec::isolation().label()));
+                crate::exec::isolation().insert_meta(meta);
             }
             emit_json(&document)
         }

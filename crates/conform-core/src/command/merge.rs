@@ -170,10 +170,7 @@ fn merged_network(shards: &[(PathBuf, ReportFile)]) -> Option<String> {
         .collect();
     let first = *said.first()?;
     let differ = said.iter().any(|&n| n != first);
-    let weaker = crate::exec::Isolation::ProxyOnly {
-        reason: String::new(),
-    }
-    .label();
+    let weaker = crate::exec::Isolation::from_label("").label();
     Some(if differ { weaker } else { first }.to_string())
 }
 

@@ -6,6 +6,7 @@
 mod cap;
 mod check;
 mod init;
+mod isolation;
 mod merge;
 pub(crate) mod output;
 mod replay;
@@ -29,6 +30,7 @@ use output::{elapsed_ms, emit, emit_json, finish, report_error};
 
 pub use self::check::{check, CheckRequest, MAX_CHECK_TIMEOUT_SECONDS};
 pub use self::init::{init, init_vscode};
+pub use self::isolation::require_namespace;
 pub use self::merge::{merge, MergeRequest};
 pub use self::replay::{replay, ReplayRequest};
 pub use self::run::{run, RunRequest};
@@ -47,6 +49,15 @@ pub use crate::render::ReportFormat;
 /// [`end_orphans`] once they are over. Fails where there are no subreapers.
 pub fn adopt_orphans() -> std::io::Result<()> {
     crate::exec::adopt_orphans()
+}
+
+/// Where conform lacks the privilege to make network namespaces, enters a user
+/// namespace (its own uid and gid mapped to themselves) so that it can: the runs at
+/// the black hole then get a namespace each, as under root. Call it first, before
+/// any thread starts (the kernel refuses it later); where refused, the reports say
+/// why and how to allow it.
+pub fn enter_user_namespace() {
+    crate::exec::enter_user_namespace()
 }
 
 /// Kills every process still running below this one, the tools' orphans that no

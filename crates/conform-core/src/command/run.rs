@@ -354,15 +354,15 @@ pub(super) fn execute(
         let message = report_errors.join("; ");
         return report_not_written(message, &results, &sources, json_output, style, started);
     }
-    if let Some(crate::exec::Isolation::ProxyOnly { reason }) = network {
+    if let Some(crate::exec::Isolation::ProxyOnly { reason, remedy }) = network {
         // Why, once, beside the report's summary that says what it means.
-        eprintln!("conform: warning: no network namespace for the runs at the black hole ({reason}): proxy variables only");
+        eprintln!("conform: warning: no network namespace for the runs at the black hole ({reason}): proxy variables only; to allow one: {remedy}");
     }
     let written = if json_output {
         let mut document = render_run::to_envelope(&results, elapsed_ms(started));
         if let Some(meta) = document.get_mut("meta").and_then(Value::as_object_mut) {
             if let Some(network) = network {
-                meta.insert("network".into(), json!(network.label()));
+                network.insert_meta(meta);
             }
         }
         if let Some(reason) = &stopped {

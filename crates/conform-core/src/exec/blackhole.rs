@@ -20,12 +20,12 @@
 //! Where the kernel allows, the black hole is made in the run's own network
 //! namespace (`netns.rs`), and then also listens on the ports tools connect to
 //! directly ([`DIRECT_PORTS`], at every address, since every address is local
-//! there) and answers DNS (`dns.rs`): a tool that ignores the proxy variables
+//! there) and answers DNS over UDP and TCP (`dns.rs`): a tool that ignores the proxy variables
 //! meets it too. A direct connection names its host by its TLS server name
 //! (`tls.rs`) or its `Host` header.
 
 use std::io::{self, Read};
-use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream, UdpSocket};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
 use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -38,9 +38,6 @@ use super::{dns, tls};
 /// The ports a tool's direct connections go to, listened on inside a namespace:
 /// HTTP, HTTPS, their common alternates, and a proxy's.
 pub(crate) const DIRECT_PORTS: &[u16] = &[80, 443, 8080, 8443, 3128];
-
-/// Where DNS queries arrive inside a namespace.
-const DNS_PORT: u16 = 53;
 
 /// Proxy variables set to the black hole, in both spellings tools read.
 pub(crate) const PROXY_VARS: &[&str] = &[
@@ -73,8 +70,8 @@ struct Isolated {
     namespace: Arc<Namespace>,
     /// One listener per [`DIRECT_PORTS`] entry, at every address.
     direct: Vec<TcpListener>,
-    /// The DNS responder's socket.
-    dns: UdpSocket,
+    /// The DNS responder, over UDP and TCP.
+    dns: dns::Responder,
 }
 
 impl BlackHole {
@@ -101,8 +98,7 @@ impl BlackHole {
                 .iter()
                 .map(|&port| listen_everywhere(port))
                 .collect::<io::Result<Vec<_>>>()?;
-            let dns = bind_everywhere(DNS_PORT, UdpSocket::bind)?;
-            dns.set_nonblocking(true)?;
+            let dns = dns::Responder::bind()?;
             Ok((hole, direct, dns))
         })?;
         hole.isolated = Some(Isolated {
@@ -144,7 +140,7 @@ impl BlackHole {
     /// The DNS responder's fd, in a namespace: readable while a query waits for
     /// [`BlackHole::answer_dns`].
     pub(crate) fn dns_fd(&self) -> Option<BorrowedFd<'_>> {
-        self.isolated.as_ref().map(|isolated| isolated.dns.as_fd())
+        self.isolated.as_ref().map(|isolated| isolated.dns.fd())
     }
 
     /// The port it listens on.
@@ -172,21 +168,8 @@ impl BlackHole {
 
     /// Answers every DNS query waiting, without blocking.
     pub(crate) fn answer_dns(&self) {
-        let Some(isolated) = &self.isolated else {
-            return;
-        };
-        let mut query = [0u8; 512];
-        loop {
-            match isolated.dns.recv_from(&mut query) {
-                Ok((n, from)) => {
-                    if let Some(reply) = query.get(..n).and_then(dns::answer) {
-                        // A full socket buffer loses the answer; the client asks again.
-                        let _ = isolated.dns.send_to(&reply, from);
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(_) => break,
-            }
+        if let Some(isolated) = &self.isolated {
+            isolated.dns.answer();
         }
     }
 
@@ -377,7 +360,7 @@ impl Recorder {
     pub(crate) fn sources(&self) -> impl Iterator<Item = (Option<usize>, BorrowedFd<'_>)> {
         let listening = self.listening.then_some(&self.hole).into_iter();
         let listeners = listening.flat_map(|hole| {
-            let dns = hole.isolated.iter().map(|isolated| isolated.dns.as_fd());
+            let dns = hole.isolated.iter().map(|isolated| isolated.dns.fd());
             hole.listeners()
                 .map(|(listener, _)| listener.as_fd())
                 .chain(dns)

@@ -55,13 +55,14 @@ mod tests;
 mod tls;
 mod toolchain;
 mod trigger;
+mod userns;
 mod waiting;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub(crate) use blackhole::{BlackHole, ProxyRequest};
+pub(crate) use blackhole::{BlackHole, ProxyRequest, Recorder, PROXY_VARS};
 pub(crate) use farm::LOG_VAR as SENTINEL_LOG_VAR;
 pub(crate) use holders::PipeHolder;
 pub(crate) use machine::runs_it_holds;
@@ -80,6 +81,7 @@ pub(crate) use sandbox::{
 pub(crate) use session::root as sandbox_root;
 pub use session::Cancel;
 pub(crate) use session::Session;
+pub(crate) use userns::enter as enter_user_namespace;
 pub(crate) use waiting::WaitingOn;
 
 /// Makes one run as described in the module docs and records what the tool did.

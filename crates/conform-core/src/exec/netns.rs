@@ -15,14 +15,20 @@
 //! came from. No helper process and no fd passing: the sockets are the parent's
 //! from the start, and its event loop polls them like any other.
 //!
-//! This needs CAP_SYS_ADMIN (root, in practice). Without it a user namespace would
-//! be needed, and `unshare(CLONE_NEWUSER)` is refused to a process with threads;
-//! conform then falls back to the proxy variables alone and says so
-//! ([`isolation`]).
+//! This needs CAP_SYS_ADMIN, or a user namespace that owns the new one: an
+//! unprivileged conform enters one at start-up (`userns.rs`), and then, since its
+//! threads cannot step back into the host's network namespace, makes and enters a
+//! namespace on a thread of its own that ends there. Where neither is allowed,
+//! conform falls back to the proxy variables alone and says why and how to allow
+//! it ([`isolation`]).
 
 use std::io;
 use std::os::fd::OwnedFd;
 use std::sync::OnceLock;
+
+use serde_json::{json, Map, Value};
+
+use super::userns::{self, Refusal, UserNamespace};
 
 /// Set (to anything but empty) to act as if the kernel refused namespaces: the
 /// fallback is then testable on a machine that allows them.
@@ -34,8 +40,9 @@ pub(crate) const NO_NETNS_VAR: &str = "CONFORM_TEST_NO_NETNS";
 pub(crate) enum Isolation {
     /// A network namespace per run.
     Namespace,
-    /// The proxy variables only; why no namespace could be made.
-    ProxyOnly { reason: String },
+    /// The proxy variables only; why no namespace could be made, and how to allow
+    /// one (empty when read back from a report's word).
+    ProxyOnly { reason: String, remedy: String },
 }
 
 impl Isolation {
@@ -53,15 +60,46 @@ impl Isolation {
             "namespace" => Isolation::Namespace,
             _ => Isolation::ProxyOnly {
                 reason: String::new(),
+                remedy: String::new(),
             },
         }
     }
 
-    /// The report's sentence on it: what the reader must know of a fallback.
+    /// The report's sentence on it: what the reader must know of a fallback, with
+    /// its cause and fix when known.
     pub(crate) fn summary(&self) -> String {
         match self {
             Isolation::Namespace => "network: namespace".to_string(),
-            Isolation::ProxyOnly { .. } => "network: proxy variables only: tools that ignore them were not held at the black hole".to_string(),
+            Isolation::ProxyOnly { reason, remedy } => {
+                let mut line = "network: proxy variables only: tools that ignore them were not held at the black hole".to_string();
+                if !reason.is_empty() {
+                    line.push_str(&format!(" (why: {reason}; fix: {remedy})"));
+                }
+                line
+            }
+        }
+    }
+
+    /// Into a JSON report's `meta`: `network`, its word, and for a fallback
+    /// `network_fallback`, its cause and fix.
+    pub(crate) fn insert_meta(&self, meta: &mut Map<String, Value>) {
+        meta.insert("network".into(), json!(self.label()));
+        if let Isolation::ProxyOnly { reason, remedy } = self {
+            if !reason.is_empty() {
+                meta.insert(
+                    "network_fallback".into(),
+                    json!({ "cause": reason, "remedy": remedy }),
+                );
+            }
+        }
+    }
+}
+
+impl From<&Refusal> for Isolation {
+    fn from(refusal: &Refusal) -> Isolation {
+        Isolation::ProxyOnly {
+            reason: refusal.cause.clone(),
+            remedy: refusal.remedy.clone(),
         }
     }
 }
@@ -73,12 +111,21 @@ pub(crate) fn isolation() -> &'static Isolation {
         if std::env::var_os(NO_NETNS_VAR).is_some_and(|v| !v.is_empty()) {
             return Isolation::ProxyOnly {
                 reason: format!("{NO_NETNS_VAR} is set"),
+                remedy: format!("unset {NO_NETNS_VAR}"),
             };
         }
+        let entered = match userns::state() {
+            UserNamespace::Refused(refusal) => return refusal.into(),
+            UserNamespace::Entered => true,
+            UserNamespace::NotNeeded => false,
+        };
         match Namespace::new() {
             Ok(_) => Isolation::Namespace,
+            // In a user namespace of its own, only the sysctls can say no now.
+            Err(err) if entered => (&userns::diagnose(&err)).into(),
             Err(err) => Isolation::ProxyOnly {
                 reason: format!("the kernel refused a network namespace: {err}"),
+                remedy: "run conform as root with CAP_SYS_ADMIN, or as a user where unprivileged user namespaces are allowed".into(),
             },
         }
     })
@@ -100,11 +147,22 @@ impl Namespace {
         })
     }
 
-    /// Runs `work` on this thread inside the namespace: sockets it makes and
-    /// processes it spawns are the namespace's.
-    pub(crate) fn within<T>(&self, work: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
+    /// Runs `work` inside the namespace: sockets it makes and processes it spawns
+    /// are the namespace's. On this thread, which steps back after; in a user
+    /// namespace of conform's own, on a thread that ends with it.
+    pub(crate) fn within<T: Send>(
+        &self,
+        work: impl FnOnce() -> io::Result<T> + Send,
+    ) -> io::Result<T> {
         sys::within(&self.handle, work)
     }
+}
+
+/// In a fresh network namespace: the loopback up and every address local (the
+/// user namespace's trial at start-up makes one the same way).
+#[cfg(target_os = "linux")]
+pub(crate) fn set_up() -> io::Result<()> {
+    sys::set_up()
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -120,7 +178,10 @@ mod sys {
         ))
     }
 
-    pub(super) fn within<T>(_: &OwnedFd, _: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
+    pub(super) fn within<T: Send>(
+        _: &OwnedFd,
+        _: impl FnOnce() -> io::Result<T> + Send,
+    ) -> io::Result<T> {
         Err(io::Error::new(
             io::ErrorKind::Unsupported,
             "network namespaces are Linux's",
@@ -138,6 +199,13 @@ mod sys {
     use nix::sched::{setns, unshare, CloneFlags};
 
     pub(super) fn create() -> io::Result<OwnedFd> {
+        if in_user_namespace() {
+            return on_own_thread(|| {
+                unshare(CloneFlags::CLONE_NEWNET).map_err(io::Error::from)?;
+                set_up()?;
+                own_namespace()
+            });
+        }
         let home = own_namespace()?;
         unshare(CloneFlags::CLONE_NEWNET).map_err(io::Error::from)?;
         let made = own_namespace().and_then(|handle| {
@@ -148,15 +216,39 @@ mod sys {
         made
     }
 
-    pub(super) fn within<T>(
+    pub(super) fn within<T: Send>(
         handle: &OwnedFd,
-        work: impl FnOnce() -> io::Result<T>,
+        work: impl FnOnce() -> io::Result<T> + Send,
     ) -> io::Result<T> {
+        if in_user_namespace() {
+            return on_own_thread(|| {
+                setns(handle.as_fd(), CloneFlags::CLONE_NEWNET).map_err(io::Error::from)?;
+                work()
+            });
+        }
         let home = own_namespace()?;
         setns(handle.as_fd(), CloneFlags::CLONE_NEWNET).map_err(io::Error::from)?;
         let done = work();
         go_back(&home)?;
         done
+    }
+
+    /// Whether conform is in a user namespace of its own: its threads can enter a
+    /// run's network namespace but never come back from it.
+    fn in_user_namespace() -> bool {
+        *super::userns::state() == super::UserNamespace::Entered
+    }
+
+    /// `work` on a thread that ends with it, so the namespace it enters goes with
+    /// it. A thread costs tens of microseconds; a run's spawn, milliseconds.
+    fn on_own_thread<T: Send>(work: impl FnOnce() -> io::Result<T> + Send) -> io::Result<T> {
+        std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name("conform-netns".into())
+                .spawn_scoped(scope, work)?
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
     }
 
     /// A handle on the calling thread's network namespace (not the process's: a
@@ -179,7 +271,7 @@ mod sys {
     /// IPv6 address (`ip route add local 0.0.0.0/0 dev lo table local`), so that a
     /// connection to any address meets what listens here. IPv6 may be off in the
     /// kernel; IPv4 alone then.
-    fn set_up() -> io::Result<()> {
+    pub(super) fn set_up() -> io::Result<()> {
         loopback_up()?;
         let netlink = Netlink::open()?;
         netlink.add_local_default(libc::AF_INET as u8)?;

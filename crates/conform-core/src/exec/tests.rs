@@ -1575,6 +1575,31 @@ fn in_a_namespace_a_direct_connection_by_name_is_held_and_named_by_its_server_na
 }
 
 #[test]
+fn in_a_namespace_a_lookup_over_tcp_is_answered() {
+    if *super::netns::isolation() != super::netns::Isolation::Namespace {
+        eprintln!("skipped: no network namespace here");
+        return;
+    }
+    // glibc's resolver asks over TCP with `use-vc`, as it does after a truncated
+    // answer: both questions of getaddrinfo on one connection.
+    let script = "import socket\n\
+                  print(sorted({a[4][0] for a in socket.getaddrinfo('api.tcp.example', 443)}))";
+    let mut spec = RunSpec {
+        network: exec::Network::BlackHole,
+        ..python(script)
+    };
+    spec.env_set = vec![("RES_OPTIONS".into(), "use-vc".into())];
+    let (record, _) = run(&spec);
+    assert_eq!(
+        text(&record.stdout.bytes).trim(),
+        "['127.0.0.1', '::1']",
+        "{}",
+        text(&record.stderr.bytes)
+    );
+    assert_eq!(record.exit, Exit::Code(0));
+}
+
+#[test]
 fn a_run_that_exits_in_time_says_nothing_of_a_wait() {
     let (record, _) = run(&shell("echo hi"));
     assert_eq!(record.exit, Exit::Code(0));

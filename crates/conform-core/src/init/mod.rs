@@ -345,6 +345,14 @@ pub(crate) fn generate_with(
         runner.scratch = Some(explore.scratch.clone());
         runner.cwd = explore.scratch.clone();
         runner.progress = explore.progress.clone();
+    } else {
+        // `conform init`'s trials, as `check`'s, run in a copy of the bait project,
+        // never in the user's (where it cannot be made, from the profile's
+        // directory, as before).
+        runner.bait = tempfile::Builder::new()
+            .prefix("conform-init-")
+            .tempdir()
+            .ok();
     }
     let mut doc = Map::new();
     doc.insert("schema_version".into(), json!("1.0"));

@@ -93,6 +93,9 @@ pub(super) struct Runner {
     /// Where each exploration trial gets a working directory of its own
     /// (`conform check`); `None`: trials run from `cwd`.
     pub scratch: Option<PathBuf>,
+    /// `conform init`'s trials run in a copy of the bait project here, never in
+    /// the project init is run from; removed with the runner.
+    pub bait: Option<tempfile::TempDir>,
     /// What the runs made so far cost the pool.
     pub cost: Cost,
     /// Every exploration run made, by its arguments after the program: the
@@ -148,6 +151,7 @@ impl Runner {
             help_word: Cell::new(false),
             unset: Vec::new(),
             scratch: None,
+            bait: None,
             cost: Cost::default(),
             explored: Default::default(),
             looked: Default::default(),
@@ -156,13 +160,32 @@ impl Runner {
     }
 
     fn run(&self, argv: &[String], mode: Mode) -> RunRecord {
-        self.run_with(argv, mode, &[])
+        self.run_as(argv, mode, &[], None)
     }
 
     /// [`Runner::run`] with `env` set too (a completion protocol's variables).
     fn run_with(&self, argv: &[String], mode: Mode, env: &[(String, String)]) -> RunRecord {
+        self.run_as(argv, mode, env, None)
+    }
+
+    /// [`Runner::run`], from `cwd` when given.
+    fn run_in(&self, argv: &[String], mode: Mode, cwd: Option<&std::path::Path>) -> RunRecord {
+        self.run_as(argv, mode, &[], cwd)
+    }
+
+    /// [`Runner::run`] with `env` set too, from `cwd` when given.
+    fn run_as(
+        &self,
+        argv: &[String],
+        mode: Mode,
+        env: &[(String, String)],
+        cwd: Option<&std::path::Path>,
+    ) -> RunRecord {
         let mut spec = self.spec(argv, mode, false);
         spec.env_set.extend(env.iter().cloned());
+        if let Some(cwd) = cwd {
+            spec.cwd = cwd.to_path_buf();
+        }
         // After a Ctrl-C nothing more is started: init is on its way out.
         if self.session.cancel.is_cancelled() {
             return interrupted(&spec);
@@ -924,8 +947,20 @@ impl Runner {
     }
 
     fn trial(&self, argv: &[String]) -> Trial {
+        // `conform init`: from a fresh copy of the bait project, whose changes
+        // show a command that rewrites the files of where it runs.
+        let bait = self.bait.as_ref().and_then(|root| {
+            let dir = root.path().join("trial");
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).ok()?;
+            super::bait::set(root.path(), &dir).map(|before| (dir, before))
+        });
         for stdin in [StdinMode::Closed, StdinMode::Open] {
-            let record = self.run(argv, Mode::Trial(stdin));
+            let record = self.run_in(
+                argv,
+                Mode::Trial(stdin),
+                bait.as_ref().map(|(dir, _)| dir.as_path()),
+            );
             if let Some(error) = &record.error {
                 return Trial::failed(error.message.clone());
             }
@@ -954,6 +989,12 @@ impl Runner {
                     describe_exit(&record),
                     excerpt(&record.stderr.bytes)
                 ));
+            }
+        }
+        if let Some((dir, before)) = bait {
+            let changes = before.changes(&super::bait::Snapshot::take(&dir));
+            if !changes.is_empty() {
+                return Trial::failed(format!("its trial run {}", changes.describe()));
             }
         }
         Trial::Passed

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::json_report::{ProfileIdentity, SCHEMA};
 use crate::checks::evidence::{
-    CpuWaitFacts, HolderFacts, KitKillFacts, RunFacts, TriggerFacts, WaitingFacts,
+    CpuWaitFacts, HolderFacts, KitKillFacts, RunFacts, TerminalFacts, TriggerFacts, WaitingFacts,
 };
 use crate::checks::{CheckId, Evidence, Status};
 use crate::exec::{HoldingFile, ProxyRequest, SandboxReport, SentinelCall};
@@ -247,6 +247,11 @@ fn run_facts(r: &Value) -> RunFacts {
             detail: text(&w["detail"]),
         }),
         held_at_hole_ms: r["held_at_hole_ms"].as_u64(),
+        terminal: r.get("terminal").map(|t| TerminalFacts {
+            cols: u16::try_from(count(&t["cols"])).unwrap_or(u16::MAX),
+            rows: u16::try_from(count(&t["rows"])).unwrap_or(u16::MAX),
+            whole: t["whole"].as_bool().unwrap_or(false),
+        }),
     }
 }
 

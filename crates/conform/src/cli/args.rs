@@ -189,8 +189,8 @@ pub struct CheckArgs {
     /// Judge several tools in one call: one command line per row of FILE (quoted as a shell quotes words; blank lines and # comments skipped), each with its own inferred profile and result, all in one pool.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["tool", "save"])]
     pub tools: Option<PathBuf>,
-    /// Where the runs' network traffic goes: blackhole (every proxy variable at a listener that never answers; the default) or inherit (the machine's network; commands whose names say they mutate are then left out).
-    #[arg(long, value_name = "WHERE", default_value = "blackhole", value_parser = ["blackhole", "inherit"])]
+    /// Where the runs' network traffic goes: blackhole (every proxy variable at a listener that never answers, and each run in a network namespace of its own where the machine allows one; the default), namespace (the same, and exit 1 with the cause and the fix where no namespace can be made) or inherit (the machine's network; commands whose names say they mutate are then left out).
+    #[arg(long, value_name = "WHERE", default_value = "blackhole", value_parser = ["blackhole", "namespace", "inherit"])]
     pub network: String,
     /// conform's whole wall time for TOOL, exploration included (90s, 2m, 1m30s): every command is surveyed (the runs that show prompts, waits, browsers, editors, pagers, the network, state) and all checks run in depth on the commands agents call first, one of each group and those the survey flagged, as far as the measured cost of a run allows; past it, what was made is judged (meta.partial). `none`: explore and judge every command in depth.
     #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_budget, conflicts_with = "tools")]

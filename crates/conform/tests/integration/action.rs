@@ -2,6 +2,7 @@
 //! runs it, in a fake runner environment: GITHUB_OUTPUT, GITHUB_STEP_SUMMARY,
 //! GITHUB_PATH, RUNNER_TEMP, RUNNER_OS and RUNNER_ARCH, all in a temporary directory.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -84,6 +85,8 @@ impl Runner {
             .env("CI", "true")
             // A miss copies the binary cargo built for these tests; never cargo install.
             .env("CONFORM_INSTALL_FROM", env!("CARGO_BIN_EXE_conform"))
+            // Never the host's AppArmor: a test says when it is restricted.
+            .env("CONFORM_USERNS_RESTRICTION", "/nonexistent")
             .env_remove("CONFORM_BIN");
         for (name, value) in env {
             command.env(name, value);
@@ -263,7 +266,16 @@ fn check_mode_runs_conform_check_on_a_tool_command_line() {
     ]);
     assert_eq!(run.code(), Some(0), "{}", run.stdout());
     assert!(run.stdout().contains("help_off_stdout"), "{}", run.stdout());
-    assert_eq!(run.json("json-report")["exit_code"], 0);
+    let report = run.json("json-report");
+    assert_eq!(report["exit_code"], 0);
+    // The job summary says how the runs at the black hole were kept there.
+    let network = report["network"].as_str().expect("the report's network");
+    assert!(
+        run.summary
+            .contains(&format!("Network isolation: **{network}**")),
+        "{}",
+        run.summary
+    );
 }
 
 #[test]
@@ -351,4 +363,76 @@ fn inputs_that_cannot_be_used_fail_with_exit_2_before_conform_runs() {
         quote.stdout()
     );
     assert_eq!(quote.output("exit-code"), None, "{}", quote.outputs);
+}
+
+#[test]
+fn where_apparmor_restricts_user_namespaces_install_allows_them_to_conform_alone() {
+    let runner = Runner::new();
+    let restricted = runner.path("restrict");
+    std::fs::write(&restricted, "1\n").expect("sysctl stand-in");
+    let restricted = restricted.to_str().expect("UTF-8 path");
+    // No parser: the step warns that the runs will have the proxy variables alone.
+    let install = runner.step(
+        "install",
+        &[
+            ("CONFORM_USERNS_RESTRICTION", restricted),
+            ("CONFORM_APPARMOR_PARSER", "/nonexistent/apparmor_parser"),
+        ],
+    );
+    assert_eq!(install.code(), Some(0), "{}", install.stdout());
+    assert!(
+        install
+            .stdout()
+            .contains("::warning::conform: AppArmor restricts user namespaces here")
+            && install.stdout().contains("proxy variables only"),
+        "{}",
+        install.stdout()
+    );
+    // A parser: the profile names the cached binary alone, and is loaded.
+    let profiles = runner.path("apparmor.d");
+    std::fs::create_dir(&profiles).expect("profile dir");
+    let log = runner.path("parser.log");
+    let parser = runner.path("apparmor_parser");
+    std::fs::write(
+        &parser,
+        format!("#!/bin/sh\necho \"$@\" >> '{}'\n", log.display()),
+    )
+    .expect("parser stand-in");
+    std::fs::set_permissions(&parser, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let install = runner.step(
+        "install",
+        &[
+            ("CONFORM_USERNS_RESTRICTION", restricted),
+            (
+                "CONFORM_APPARMOR_PARSER",
+                parser.to_str().expect("UTF-8 path"),
+            ),
+            (
+                "CONFORM_APPARMOR_DIR",
+                profiles.to_str().expect("UTF-8 path"),
+            ),
+        ],
+    );
+    assert_eq!(install.code(), Some(0), "{}", install.stdout());
+    let profile = profiles.join("conform-action");
+    let text = std::fs::read_to_string(&profile).expect("the profile written");
+    let binary = runner.bin_dir().join("conform");
+    assert!(
+        text.contains(&format!(
+            "profile conform-action \"{}\" flags=(unconfined) {{\n  userns,\n}}",
+            binary.display()
+        )),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&log)
+            .expect("the parser ran")
+            .trim(),
+        format!("-r {}", profile.display())
+    );
+    assert!(
+        install.stdout().contains("allows user namespaces to"),
+        "{}",
+        install.stdout()
+    );
 }

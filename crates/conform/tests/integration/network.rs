@@ -14,8 +14,7 @@ use serde_json::Value;
 
 use crate::support::{conform_in, temp_profile, EnvRemoveAll, DEVELOPER_ENV, HANG};
 
-const FALLBACK_SUMMARY: &str =
-    "(network: proxy variables only: tools that ignore them were not held at the black hole)";
+const FALLBACK_SUMMARY: &str = "(network: proxy variables only: tools that ignore them were not held at the black hole (why: CONFORM_TEST_NO_NETNS is set; fix: unset CONFORM_TEST_NO_NETNS))";
 
 fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/check")

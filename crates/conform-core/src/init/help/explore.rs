@@ -21,7 +21,9 @@ use super::commands::{add, HelpEntry};
 use super::listing::{listing_argvs, read_listing};
 use super::page::{lists_no_subcommands, read_page, HelpPage};
 use super::usage::program_name;
-use crate::init::phases::{Budget, DEPTH_RUNS, DEPTH_SHARE, FIRST_CALLED_ENDINGS, MIN_DEPTH, WHO_AND_WHERE};
+use crate::init::phases::{
+    Budget, DEPTH_RUNS, DEPTH_SHARE, FIRST_CALLED_ENDINGS, MIN_DEPTH, WHO_AND_WHERE,
+};
 use crate::init::tool::{Explored, Tool, Unread};
 use crate::init::{probe, Body, Census, Failure, Warning, UNKNOWN_FLAG};
 use std::time::Duration;

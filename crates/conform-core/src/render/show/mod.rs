@@ -9,7 +9,7 @@ use super::style::Style;
 use super::Sources;
 use crate::checks::evidence::RunFacts;
 use crate::checks::Evidence;
-pub(crate) use shell::shell_line;
+pub(crate) use shell::{is_sandbox_setup, shell_line};
 use shell::{sandbox_note, stdin_note};
 
 /// `text` with every control character shown as a visible glyph: C0 controls as

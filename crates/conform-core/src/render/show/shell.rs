@@ -61,6 +61,13 @@ const LINKS_DIR: &str = "vars";
 /// The sandbox's directory put first on `PATH`, holding the sentinel as each opener.
 const SHIMS_DIR: &str = "bin";
 
+/// Whether a path in a replayed sandbox is one the shell line made itself (the
+/// sentinel's stand-in and its links), not the tool.
+pub(crate) fn is_sandbox_setup(relative: &str) -> bool {
+    let top = relative.split('/').next().unwrap_or_default();
+    top == "sentinel" || top == LINKS_DIR || top == SHIMS_DIR
+}
+
 fn sandboxed(run: &RunFacts) -> bool {
     run.env
         .iter()
