@@ -13,7 +13,7 @@ mod envelope;
 mod generic_env;
 mod hallucinated;
 mod hang;
-mod headless;
+pub(crate) mod headless;
 mod help;
 mod injection;
 mod invalid;

@@ -18,6 +18,7 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use crate::checks::evidence::RunFacts;
+use crate::checks::headless::auth_flow;
 use crate::checks::judge::STARVED;
 use crate::checks::{Evidence, Status};
 use crate::exec::{EDITOR_VARS, INSTALLERS, OPENERS};
@@ -325,32 +326,6 @@ pub(crate) fn describe(check: &str, evidence: &Evidence) -> (String, Kind) {
     (words, kind)
 }
 
-/// Words in a command's name that say it authenticates.
-const AUTH_WORDS: &[&str] = &[
-    "login",
-    "logout",
-    "auth",
-    "authenticate",
-    "authorize",
-    "signin",
-    "sign-in",
-    "oauth",
-    "sso",
-    "token",
-];
-
-/// Words in a URL that say it is a login, an authorization or a device page.
-const AUTH_URL_WORDS: &[&str] = &[
-    "login",
-    "authorize",
-    "oauth",
-    "device",
-    "signin",
-    "sign-in",
-    "sso",
-    "auth",
-];
-
 /// Last words of a command that exists to open a page.
 const OPENING_COMMANDS: &[&str] = &[
     "docs",
@@ -383,17 +358,6 @@ fn sentinel_subject(check: &str, name: &str) -> Option<(&'static str, Did)> {
         return None;
     };
     checks.contains(&check).then_some((what, did))
-}
-
-/// Whether a browser opened by `command`'s run at `url` is an authentication
-/// flow: the command authenticates by its name, the URL is a login, authorize or
-/// device page, or the run then waited (for a callback or a code).
-fn auth_flow(command: &str, url: &str, waited: bool) -> bool {
-    let named = command
-        .split([' ', ':'])
-        .any(|word| AUTH_WORDS.contains(&word.to_ascii_lowercase().as_str()));
-    let lower = url.to_ascii_lowercase();
-    named || waited || AUTH_URL_WORDS.iter().any(|w| lower.contains(w))
 }
 
 /// What a run that failed `check` did, in words, whether that is a danger, and

@@ -160,9 +160,11 @@ fn check_opens_with_the_flooding_prompt_and_keeps_conventions_apart_in_80_lines(
     for line in &conventions {
         assert!(!line.contains("critical"), "{line}\n{text}");
     }
-    for finding in findings(report).iter().filter(|f| f["score"] != 3) {
-        assert!(
-            finding["score"].is_null() || finding["severity"] != "critical",
+    // Its one failure is a high mode's; a critical mode below 3 is one whose
+    // table's top row no run showed, with nothing failed.
+    for finding in findings(report).iter().filter(|f| !f["kind"].is_null()) {
+        assert_ne!(
+            finding["severity"], "critical",
             "help-on-stdout: {finding:#}"
         );
     }
