@@ -1021,6 +1021,15 @@ mod tests {
             vec![prose.clone()],
         ));
         assert_eq!(score(&f, "§11"), Some(1));
+        // Given up in words, exit 1: network_timeout passes and notes it; the
+        // table reads it as row 1 all the same.
+        let mut worded = pass(CheckId::NetworkTimeout);
+        worded.notes.push(evidence(
+            prose.clone(),
+            "with every proxy at a listener that never answers, it asked for api.example:443 and exited 1 after 2.0s with no error envelope: no TIMEOUT code an agent can read",
+        ));
+        let f = of(&report(vec![worded], vec![prose.clone()]));
+        assert_eq!(score(&f, "§11"), Some(1));
         let f = of(&report(
             vec![
                 pass(CheckId::NetworkTimeout),

@@ -48,9 +48,9 @@ pub(crate) enum Fact {
     Saw(Did),
     /// The check judged and passed.
     Passed(&'static str),
-    /// A flag takes a secret on the command line beside an environment variable
-    /// or file that carries it (`secret_flags_have_alternative`'s notes).
-    ArgvSecretBesideVariable,
+    /// The check recorded a note: what its runs showed without failing it (a
+    /// secret flag beside its variable; a network wait ended in prose).
+    Noted(&'static str),
     /// No black-box run shows it (or none conform makes): caps the score at the
     /// row below, and the finding names it.
     Unobservable(&'static str),
@@ -207,7 +207,11 @@ pub(crate) const RUBRICS: &[Rubric] = &[
             "a partial result (completed_steps, resume_token, meta.duration_ms); --heartbeat-interval",
         ],
         zero: &[Saw(Hang)],
-        one: &[Failed("network_timeout"), Failed("timeout_flag")],
+        one: &[
+            Failed("network_timeout"),
+            Failed("timeout_flag"),
+            Noted("network_timeout"),
+        ],
         two_despite: &[],
         needs_two: &[Passed("network_timeout")],
         needs_three: &[Unobservable(
@@ -377,7 +381,7 @@ pub(crate) const RUBRICS: &[Rubric] = &[
             Saw(Hang),
             Saw(Prompt),
         ],
-        one: &[ArgvSecretBesideVariable],
+        one: &[Noted("secret_flags_have_alternative")],
         two_despite: &[],
         needs_two: &[Passed("secret_not_echoed")],
         needs_three: &[Unobservable(

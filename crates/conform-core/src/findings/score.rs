@@ -51,8 +51,8 @@ impl Sight<'_> {
                 .iter()
                 .find(|s| s.seen.contains(did))
                 .map(|s| format!("`{}`: {}", s.command, s.did)),
-            Fact::ArgvSecretBesideVariable => self
-                .check("secret_flags_have_alternative")
+            Fact::Noted(id) => self
+                .check(id)
                 .and_then(|c| c.notes.first())
                 .map(|note| super::shorten(super::first_clause(&note.detail), 120)),
             Fact::Passed(_) | Fact::Unobservable(_) => None,

@@ -333,12 +333,13 @@ fn finding<'a>(report: &'a Value, mode: &str) -> &'a Value {
 /// The broken CLIs of issue 50, each scored by the row of the spec's table its
 /// defect is: a secret flag beside its variable is §24's row 1; a `docs` command
 /// opening the browser is §64's row 0, named as the command asks, and no §10
-/// finding; an identifier used as given is §34's and §35's row 0.
+/// finding; a network wait given up after `--timeout` in words with exit 1 is
+/// §11's row 1; an identifier used as given is §34's and §35's row 0.
 #[test]
 fn broken_clis_score_by_the_row_of_the_spec_s_table_their_defect_is() {
     let dir = tempfile::tempdir().expect("temp dir");
     let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/check");
-    let names = ["apikeyflag", "docsbrowser"];
+    let names = ["apikeyflag", "docsbrowser", "timeoutprose"];
     let reports: Vec<(&str, String, Value)> = std::thread::scope(|scope| {
         let handles: Vec<_> = names
             .iter()
@@ -400,6 +401,16 @@ fn broken_clis_score_by_the_row_of_the_spec_s_table_their_defect_is() {
         interactivity["commands"],
         serde_json::json!([]),
         "{interactivity:#}"
+    );
+
+    let (_, text, report) = by_name("timeoutprose");
+    let timeouts = finding(report, "§11");
+    assert_eq!(timeouts["score"], 1, "{timeouts:#}\n{text}");
+    assert!(
+        timeouts["row"]
+            .as_str()
+            .is_some_and(|row| row.contains("exited 1") && row.contains("no error envelope")),
+        "{timeouts:#}"
     );
 
     // An identifier used as given, from a profile whose argument_order names it.
