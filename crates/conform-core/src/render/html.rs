@@ -162,11 +162,14 @@ fn findings_grid(page: &mut String, results: &[ProfileReport]) {
                 (None, None) => ": not judged, every check of its skipped".to_string(),
                 (None, _) => String::new(),
             };
-            let why: String = [finding.row.as_deref(), finding.not_shown.as_deref()]
-                .into_iter()
-                .flatten()
-                .map(|line| format!("\n{line}"))
-                .collect();
+            // On one line: a title's newline would show as a control picture.
+            let row = finding.row.as_deref().map(|row| format!(". Score {row}"));
+            let not_shown = finding.not_shown.as_deref().map(|why| format!("; {why}"));
+            let why = format!(
+                "{}{}",
+                row.unwrap_or_default(),
+                not_shown.unwrap_or_default()
+            );
             let _ = write!(
                 page,
                 "<td class=\"score\"><span class=\"{class}\" title=\"{} {} ({}){}{}{}\">{mark}</span></td>",
