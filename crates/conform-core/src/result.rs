@@ -69,6 +69,9 @@ pub(crate) struct CheckReport {
     /// reads were made again alone and that verdict differs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_attempt: Option<Box<Check<Evidence>>>,
+    /// What the check's runs showed without failing it, which the findings read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<Evidence>,
 }
 
 /// A check of the published document.
@@ -91,6 +94,7 @@ impl From<Outcome> for CheckReport {
             },
             extension: spec.extension,
             first_attempt: None,
+            notes: outcome.notes,
         }
     }
 }
@@ -125,6 +129,37 @@ pub(crate) struct ProfileReport {
     /// Every run made, in plan order.
     pub runs: Vec<RunFacts>,
     pub duration_ms: u64,
+    /// The tool's commands, which a finding's coverage counts.
+    pub commands: Commands,
+}
+
+/// A tool's commands: how many were found, and which profile entries they are.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub(crate) struct Commands {
+    /// The commands found: the profile's read and destructive probes; under
+    /// `conform check`, at least as many as exploration counted.
+    pub found: usize,
+    /// The profile entries of the commands (`/probes/3`), whose runs make a
+    /// command judged.
+    pub pointers: Vec<String>,
+}
+
+impl Commands {
+    /// The read and destructive probes of `profile`.
+    pub(crate) fn of(profile: &crate::profile::Profile) -> Self {
+        use crate::profile::ProbeKind;
+        let pointers: Vec<String> = profile
+            .probes
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p.kind, ProbeKind::Read | ProbeKind::Destructive))
+            .map(|(i, _)| format!("/probes/{i}"))
+            .collect();
+        Commands {
+            found: pointers.len(),
+            pointers,
+        }
+    }
 }
 
 impl ProfileReport {

@@ -484,5 +484,6 @@ fn report(
         checks,
         runs: ctx.all_runs().iter().map(RunFacts::of).collect(),
         duration_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+        commands: crate::result::Commands::of(&run.profile.profile),
     }
 }

@@ -13,7 +13,7 @@ pub(super) const HALLUCINATED_INPUT_REJECTED: CheckSpec = CheckSpec {
     name: "hallucinated_input_rejected",
     title: "A made-up resource id (../P, P?foo=bar, ...) exits 2 with an error envelope and writes no file",
     level: 3,
-    failure_modes: &[35, 14],
+    failure_modes: &[35, 34, 14],
     requirements: &["REQ-F-045", "REQ-F-015"],
     extension: true,
     reads: &[RunKind::Hallucinated],

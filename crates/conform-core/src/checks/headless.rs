@@ -59,6 +59,14 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         }
         let shown = show_unset(&unset);
         let browsers = browser_calls(&run);
+        let name = probe_name(ctx, &run);
+        let urls = browsers.join(" ");
+        if !browsers.is_empty() && !auth_flow(&name, &urls, run.record.timed_out) {
+            // A page the command opens for itself (`docs`): no login is the cause,
+            // so it is `browser_not_launched`'s alone (§64), not this check's.
+            not_auth.push(format!("{name} (opened a browser, no login)"));
+            continue;
+        }
         if !browsers.is_empty() {
             outcome.fail_observed(
                 &run,
@@ -165,6 +173,44 @@ fn judge(ctx: &Context<'_>) -> Outcome {
         }
     }
     outcome
+}
+
+/// Words in a command's name that say it authenticates.
+const AUTH_COMMAND_WORDS: &[&str] = &[
+    "login",
+    "logout",
+    "auth",
+    "authenticate",
+    "authorize",
+    "signin",
+    "sign-in",
+    "oauth",
+    "sso",
+    "token",
+];
+
+/// Words in a URL that say it is a login, an authorization or a device page.
+const AUTH_URL_WORDS: &[&str] = &[
+    "login",
+    "authorize",
+    "oauth",
+    "device",
+    "signin",
+    "sign-in",
+    "sso",
+    "auth",
+];
+
+/// Whether a browser opened by `command` at `url` is an authentication flow: the
+/// command authenticates by its name, the URL is a login, authorize or device
+/// page, or the run then waited (for a callback or a code). Opening a browser is
+/// §64's in any command; it is this check's (and §10's, §45's) only in such a flow.
+pub(crate) fn auth_flow(command: &str, url: &str, waited: bool) -> bool {
+    let named = command
+        .split([' ', ':'])
+        .any(|word| AUTH_COMMAND_WORDS.contains(&word.to_ascii_lowercase().as_str()));
+    let lower = url.to_ascii_lowercase();
+    named || waited || AUTH_URL_WORDS.iter().any(|w| lower.contains(w))
 }
 
 /// The probe's name of a run made from a probe, else the run's label.
@@ -492,6 +538,28 @@ mod tests {
             ),
             "{detail}"
         );
+    }
+
+    #[test]
+    fn a_page_a_read_command_opens_is_no_login_and_not_this_checks() {
+        let outcome = headless(|record| {
+            record.sandbox = Some(SandboxReport {
+                sentinel_calls: vec![SentinelCall {
+                    name: "xdg-open".into(),
+                    argv: vec!["https://example.test/dashboard".into()],
+                }],
+                ..SandboxReport::default()
+            });
+        });
+        assert_ne!(outcome.status(), Status::Fail, "{:?}", outcome.failures);
+        assert!(auth_flow("auth login", "https://example.test/", false));
+        assert!(auth_flow(
+            "docs",
+            "https://example.test/device?code=1",
+            false
+        ));
+        assert!(auth_flow("docs", "https://example.test/docs", true));
+        assert!(!auth_flow("docs", "https://example.test/docs", false));
     }
 
     #[test]

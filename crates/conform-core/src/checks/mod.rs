@@ -13,7 +13,7 @@ mod envelope;
 mod generic_env;
 mod hallucinated;
 mod hang;
-mod headless;
+pub(crate) mod headless;
 mod help;
 mod injection;
 mod invalid;
@@ -199,6 +199,9 @@ pub(crate) struct Outcome {
     /// Runs at their limit that [`Outcome::completed`] left uncounted because the
     /// wait was another check's subject (`support::waits`), each in words.
     pub left_to_others: Vec<String>,
+    /// Facts a run showed that fail nothing but that the findings' rubrics read
+    /// (a secret flag beside its environment variable is §24's row 1).
+    pub notes: Vec<Evidence>,
 }
 
 impl Outcome {
@@ -209,6 +212,7 @@ impl Outcome {
             failures: Vec::new(),
             skipped_reason: None,
             left_to_others: Vec::new(),
+            notes: Vec::new(),
         }
     }
 
@@ -233,6 +237,11 @@ impl Outcome {
             observed: true,
             ..Evidence::of(run, detail.into())
         });
+    }
+
+    /// Record what `run` showed without failing the check, for the findings.
+    pub(crate) fn note(&mut self, run: &Judged<'_>, detail: impl Into<String>) {
+        self.notes.push(Evidence::of(run, detail.into()));
     }
 
     pub(crate) fn skip(&mut self, reason: impl Into<String>) {

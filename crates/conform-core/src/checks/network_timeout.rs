@@ -134,6 +134,20 @@ fn judge(ctx: &Context<'_>) -> Outcome {
                     timeout_flag_note(ctx, &run)
                 ),
             );
+        } else if ctx.envelope(&run).is_err() && run.record.exit_code() != Some(0) {
+            // Ended on its own with a failure, which is what this check asks; the
+            // missing envelope is json_envelope's failure. The spec's §11 table
+            // reads it as row 1 (text and a non-specific exit): noted for it.
+            outcome.note(
+                &run,
+                format!(
+                    "{} with no error envelope after {:.1}s, waiting on {} at a listener \
+                     that never answers: no TIMEOUT code an agent can read",
+                    run.describe_exit(),
+                    took.as_secs_f64(),
+                    hosts(&run.record.proxy_requests),
+                ),
+            );
         } else if let Some(problem) = problem(ctx, &run) {
             outcome.fail(
                 &run,
@@ -434,6 +448,24 @@ mod tests {
             });
             assert_passed(&outcome, 1);
         }
+    }
+
+    #[test]
+    fn a_wait_given_up_in_words_passes_and_is_noted_for_the_findings() {
+        let outcome = judged(|record| {
+            record.proxy_requests = vec![connect("api.example")];
+            record.exit = Exit::Code(1);
+            record.duration = Duration::from_millis(2000);
+            record.stderr.bytes = b"Error: the request timed out after 2s\n".to_vec();
+        });
+        assert_passed(&outcome, 1);
+        let note = outcome.notes.first().map(|n| n.detail.as_str());
+        assert!(
+            note.is_some_and(|n| n.contains("exited 1") && n.contains("no error envelope")),
+            "{note:?}"
+        );
+        // An envelope with a TIMEOUT code is no note.
+        assert!(judged(timed_out_error).notes.is_empty());
     }
 
     #[test]

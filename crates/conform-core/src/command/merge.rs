@@ -441,6 +441,8 @@ fn join(shards: &[(PathBuf, ReportFile)]) -> Vec<ProfileReport> {
                 checks,
                 runs,
                 duration_ms: of_p.iter().map(|r| r.duration_ms).max().unwrap_or(0),
+                // Every shard ran the same profile: the same commands.
+                commands: of_p[0].commands.clone(),
             }
         })
         .collect()

@@ -312,6 +312,7 @@ pub(super) fn execute(
     };
     // Off the terminal before the report is printed there.
     drop(progress);
+    let results = with_commands_found(results, how.extra.as_ref());
     let cancel = config.session.cancel();
     // What stopped the runs, when `conform check` judged what was made.
     let partial = (config.judge_made && !results.is_empty())
@@ -407,6 +408,22 @@ fn json_report_path(reports: &[(ReportFormat, PathBuf)]) -> Option<&Path> {
         .iter()
         .find(|(format, _)| *format == ReportFormat::Json)
         .map(|(_, path)| path.as_path())
+}
+
+/// Under `conform check`, the commands exploration found (`meta.inferred.commands
+/// .found`), which a finding's coverage counts: its profile may probe fewer.
+fn with_commands_found(
+    mut results: Vec<ProfileReport>,
+    extra: Option<&Extra>,
+) -> Vec<ProfileReport> {
+    let found = extra
+        .and_then(|extra| extra.meta.iter().find(|(key, _)| *key == "inferred"))
+        .and_then(|(_, inferred)| inferred["commands"]["found"].as_u64())
+        .and_then(|found| usize::try_from(found).ok());
+    if let (Some(found), [one]) = (found, results.as_mut_slice()) {
+        one.commands.found = one.commands.found.max(found);
+    }
+    results
 }
 
 /// `conform check`'s additions: members of `meta`, and the envelope's warnings.

@@ -63,6 +63,7 @@ ul.passed { columns: 3 18rem; margin: 0.3rem 0; padding-left: 1.2rem; color: #57
 .cards td.score span { display: block; width: 1.6rem; height: 1.4rem; margin: 0.08rem auto; border-radius: 2px; text-align: center; line-height: 1.4rem; font-size: 12px; font-weight: 700; color: #fff; cursor: default; }
 .s0 { background: #cf222e; } .s1 { background: #fb8f44; } .s2 { background: #d4a72c; } .s3 { background: #2da44e; }
 .sn { background: #eaeef2; color: #8c959f !important; }
+.partial { background-image: repeating-linear-gradient(45deg, transparent 0 4px, rgba(255,255,255,.5) 4px 8px); }
 h2.grid-title { font-size: 1.05rem; margin: 1rem 0 0; }
 "#;
 
@@ -114,10 +115,12 @@ fn findings_grid(page: &mut String, results: &[ProfileReport]) {
         all.iter().flatten().map(|f| (f.severity, f.mode)).collect();
     page.push_str(
         "<h2 class=\"grid-title\">Findings by failure mode</h2>\n\
-         <p class=\"legend\"><span><i class=\"s0\"></i>0: a danger in a critical mode</span>\
+         <p class=\"legend\"><span>scores by each mode's Evaluation table in the spec</span>\
+         <span><i class=\"s0\"></i>0</span>\
          <span><i class=\"s1\"></i>1</span><span><i class=\"s2\"></i>2</span>\
-         <span><i class=\"s3\"></i>3: every check that judged it passed</span>\
-         <span><i class=\"sn\"></i>not judged</span><span>hover a cell for the worst finding</span></p>\n\
+         <span><i class=\"s3\"></i>3</span>\
+         <span><i class=\"sn\"></i>not judged</span><span>3* partial: judged on some of the commands found</span>\
+         <span>hover a cell for the row and the worst finding</span></p>\n\
          <div class=\"grid\"><table class=\"cards\">\n<thead><tr><th class=\"name\">tool</th>",
     );
     for (severity, mode) in &modes {
@@ -144,25 +147,38 @@ fn findings_grid(page: &mut String, results: &[ProfileReport]) {
                 page.push_str("<td class=\"score\"><span class=\"sn\" title=\"no check selected\">·</span></td>");
                 continue;
             };
-            let (class, mark) = match finding.score {
-                Some(score) => (format!("s{score}"), score.to_string()),
-                None => ("sn".to_string(), "–".to_string()),
+            let partial = finding.coverage.filter(|c| c.partial());
+            let (class, mark) = match (finding.score, partial) {
+                (Some(score), None) => (format!("s{score}"), score.to_string()),
+                (Some(score), Some(_)) => (format!("s{score} partial"), format!("{score}*")),
+                (None, _) => ("sn".to_string(), "–".to_string()),
             };
             let worst = match (finding.worst(), finding.score) {
                 (Some(shown), _) => format!(
                     ": `{}`, stdin {}: {}",
                     shown.command, shown.stdin, shown.did
                 ),
+                (None, None) if finding.not_shown.is_some() => ": not scored".to_string(),
                 (None, None) => ": not judged, every check of its skipped".to_string(),
                 (None, _) => String::new(),
             };
+            // On one line: a title's newline would show as a control picture.
+            let row = finding.row.as_deref().map(|row| format!(". Score {row}"));
+            let not_shown = finding.not_shown.as_deref().map(|why| format!("; {why}"));
+            let why = format!(
+                "{}{}",
+                row.unwrap_or_default(),
+                not_shown.unwrap_or_default()
+            );
             let _ = write!(
                 page,
-                "<td class=\"score\"><span class=\"{class}\" title=\"{} {} ({}){}\">{mark}</span></td>",
+                "<td class=\"score\"><span class=\"{class}\" title=\"{} {} ({}){}{}{}\">{mark}</span></td>",
                 finding.failure_mode,
                 escape(finding.title),
                 finding.severity.as_str(),
+                partial.map(|c| c.words()).unwrap_or_default(),
                 text(&worst),
+                text(&why),
             );
         }
         page.push_str("</tr>\n");

@@ -46,7 +46,7 @@ pub(crate) fn to_xml(results: &[ProfileReport], sources: &Sources) -> Result<Str
         // One property per failure mode, worst first: `finding §10` =
         // `0/3 critical: login (stdin closed): prompt loop, ...`.
         suite.add_properties(findings::of(result).iter().map(|f| {
-            let score = f.score.map_or("-".to_string(), |s| format!("{s}/3"));
+            let score = f.score.map_or("-".to_string(), |_| f.score_words());
             let shown = f.worst().map_or(String::new(), |s| {
                 format!(": {} (stdin {}): {}", s.command, s.stdin, s.did)
             });

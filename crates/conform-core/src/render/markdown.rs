@@ -102,7 +102,7 @@ fn findings_table(out: &mut String, r: &ProfileReport, named: bool) {
     out.push_str("| failure mode | severity | score | shown by |\n");
     out.push_str("|---|---|---:|---|\n");
     for f in &findings {
-        let score = f.score.map_or("–".to_string(), |s| format!("{s}/3"));
+        let score = f.score.map_or("–".to_string(), |_| f.score_words());
         let shown = match (f.worst(), f.score) {
             (Some(s), _) => format!(
                 "<code>{}</code>, stdin {}: {}",
@@ -110,8 +110,11 @@ fn findings_table(out: &mut String, r: &ProfileReport, named: bool) {
                 s.stdin,
                 text(&s.did)
             ),
-            (None, None) => "not judged".to_string(),
-            (None, _) => String::new(),
+            (None, None) => f
+                .not_shown
+                .as_deref()
+                .map_or("not judged".to_string(), text),
+            (None, _) => f.not_shown.as_deref().map(text).unwrap_or_default(),
         };
         out.push_str(&format!(
             "| {} {} | {} | {score} | {shown} |\n",

@@ -23,7 +23,7 @@ use crate::checks::evidence::{
 use crate::checks::{CheckId, Evidence, Status};
 use crate::exec::{HoldingFile, ProxyRequest, SandboxReport, SentinelCall};
 use crate::partition::Partition;
-use crate::result::{verdicts, Check, CheckReport, ProfileReport};
+use crate::result::{verdicts, Check, CheckReport, Commands, ProfileReport};
 
 /// One report file's contents.
 #[derive(Debug)]
@@ -113,6 +113,7 @@ fn profile_report(r: &Value, selected: &BTreeSet<CheckId>) -> Result<ProfileRepo
                 check: check(c)?,
                 extension: c["extension"].as_bool().unwrap_or(false),
                 first_attempt,
+                notes: items(&c["notes"]).map(evidence).collect(),
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -125,7 +126,21 @@ fn profile_report(r: &Value, selected: &BTreeSet<CheckId>) -> Result<ProfileRepo
         checks,
         runs: items(&r["runs"]).map(run_facts).collect(),
         duration_ms: count(&r["duration_ms"]),
+        commands: Commands {
+            found: usize::try_from(count(&r["commands"]["found"])).unwrap_or(usize::MAX),
+            pointers: items(&r["commands"]["pointers"]).map(text).collect(),
+        },
     })
+}
+
+/// A failure or a note: its run and detail.
+fn evidence(f: &Value) -> Evidence {
+    Evidence {
+        run: run_facts(f),
+        detail: text(&f["detail"]),
+        observed: false,
+        still_running: None,
+    }
 }
 
 /// A check, its static parts (title, level, requirements) from the catalog.
@@ -147,14 +162,7 @@ fn check(c: &Value) -> Result<Check<Evidence>, String> {
         failure_modes: spec.failure_modes.iter().map(|n| format!("§{n}")).collect(),
         requirements: spec.requirements.to_vec(),
         runs_checked: usize::try_from(count(&c["runs_checked"])).unwrap_or(usize::MAX),
-        failures: items(&c["failures"])
-            .map(|f| Evidence {
-                run: run_facts(f),
-                detail: text(&f["detail"]),
-                observed: false,
-                still_running: None,
-            })
-            .collect(),
+        failures: items(&c["failures"]).map(evidence).collect(),
         skipped_reason: c["skipped_reason"].as_str().map(String::from),
     })
 }

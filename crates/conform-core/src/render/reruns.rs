@@ -116,6 +116,7 @@ mod tests {
             checks: vec![],
             runs: vec![again, RunFacts::default()],
             duration_ms: 0,
+            commands: Default::default(),
         };
         assert_eq!(lines(&report), [text]);
         assert_eq!(count(std::slice::from_ref(&report)), 1);

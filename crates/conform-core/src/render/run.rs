@@ -221,6 +221,10 @@ fn finding_line(line: &Line<'_>, style: Style) -> String {
     };
     let score = first.score.map_or("-/3".to_string(), |s| format!("{s}/3"));
     let head = format!("{score} {:<8}", first.severity.as_str());
+    let covers = first
+        .coverage
+        .map(findings::Coverage::words)
+        .unwrap_or_default();
     let head = match (first.score, first.severity) {
         (Some(0), _) => style.red(&head),
         (_, Severity::Critical) => style.yellow(&head),
@@ -258,7 +262,7 @@ fn finding_line(line: &Line<'_>, style: Style) -> String {
         None => String::new(),
     };
     format!(
-        "  {head} {} {}{also}{shown}",
+        "  {head} {} {}{covers}{also}{shown}",
         style.bold(&first.failure_mode),
         first.title
     )
@@ -391,27 +395,41 @@ fn findings_section(out: &mut String, all: &[Finding], style: Style) {
         ));
         push_lines(out, &conventions, style);
     }
-    let passed: Vec<&str> = all
-        .iter()
-        .filter(|f| f.score == Some(3))
-        .map(|f| f.failure_mode.as_str())
-        .collect();
+    // Modes nothing failed in: at 3, or at 2 where the spec's top row asks for
+    // what no run shows; the coverage is the tool's, the same for each.
+    let clean = |score: u8| -> Vec<&Finding> {
+        all.iter()
+            .filter(|f| f.kind.is_none() && f.score == Some(score))
+            .collect()
+    };
+    for (score, words) in [
+        (3, "at 3/3"),
+        (2, "at 2/3, nothing failed, the top row not shown"),
+    ] {
+        let modes = clean(score);
+        let Some(first) = modes.first() else { continue };
+        let names: Vec<&str> = modes.iter().map(|f| f.failure_mode.as_str()).collect();
+        let covers = first
+            .coverage
+            .map(findings::Coverage::words)
+            .unwrap_or_default();
+        let head = format!("{} {words}{covers}:", plural(modes.len(), "failure mode"));
+        let head = if score == 3 {
+            style.green(&head)
+        } else {
+            style.yellow(&head)
+        };
+        out.push_str(&format!("{head} {}\n", names.join(" ")));
+    }
     let unjudged: Vec<&str> = all
         .iter()
         .filter(|f| f.score.is_none())
         .map(|f| f.failure_mode.as_str())
         .collect();
-    if !passed.is_empty() {
-        out.push_str(&format!(
-            "{} {}\n",
-            style.green(&format!("{} at 3/3:", plural(passed.len(), "failure mode"))),
-            passed.join(" ")
-        ));
-    }
     if !unjudged.is_empty() {
         out.push_str(&format!(
             "{} {}\n",
-            style.yellow("Not judged (every check of theirs skipped):"),
+            style.yellow("Not scored (their checks skipped, or the table's row 2 not shown):"),
             unjudged.join(" ")
         ));
     }

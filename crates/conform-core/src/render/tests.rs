@@ -85,6 +85,7 @@ pub(crate) fn check(
         },
         extension: spec.extension,
         first_attempt: None,
+        notes: Vec::new(),
     }
 }
 
@@ -104,6 +105,7 @@ fn report(
         checks,
         runs,
         duration_ms: 1234,
+        commands: Default::default(),
     }
 }
 

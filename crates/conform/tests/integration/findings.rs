@@ -1,5 +1,6 @@
 //! Findings first (issue 45): the text report of one tool opens with what an agent
-//! meets, dangers before conventions, and stays short; democli scores 3 on every
+//! meets, dangers before conventions, and stays short; nothing fails on democli
+//! (each mode at 3, or at 2 where the spec's top row is not observable) in every
 //! mode it is judged on; every broken CLI scores as the committed table says; and
 //! `conform replay` remakes a recorded failing run.
 
@@ -54,6 +55,22 @@ fn section<'a>(text: &'a str, heading: &str) -> Vec<&'a str> {
         .collect()
 }
 
+/// A finding of a tool nothing failed in: no command shows it, and it scores 3,
+/// or below 3 only for a condition of the spec's table the runs did not show,
+/// which it names.
+fn assert_clean(finding: &Value) {
+    assert_eq!(finding["commands"], serde_json::json!([]), "{finding:#}");
+    assert!(finding["kind"].is_null(), "{finding:#}");
+    if finding["score"] == 2 {
+        assert!(finding["not_shown"].is_string(), "{finding:#}");
+    } else {
+        assert!(
+            finding["score"] == 3 || finding["score"].is_null(),
+            "{finding:#}"
+        );
+    }
+}
+
 fn findings(report: &Value) -> &Vec<Value> {
     report["results"][0]["findings"]
         .as_array()
@@ -104,10 +121,7 @@ fn check_opens_with_the_flooding_prompt_and_keeps_conventions_apart_in_80_lines(
     let (_, text, report, code) = by_name("democli");
     assert_eq!(*code, 0, "{text}");
     for finding in findings(report) {
-        assert!(
-            finding["score"] == 3 || finding["score"].is_null(),
-            "democli: {finding:#}"
-        );
+        assert_clean(finding);
     }
     assert!(
         !text.contains("Dangers:") && !text.contains("Conventions:"),
@@ -146,23 +160,27 @@ fn check_opens_with_the_flooding_prompt_and_keeps_conventions_apart_in_80_lines(
     for line in &conventions {
         assert!(!line.contains("critical"), "{line}\n{text}");
     }
-    for finding in findings(report).iter().filter(|f| f["score"] != 3) {
-        assert!(
-            finding["score"].is_null() || finding["severity"] != "critical",
+    // Its one failure is a high mode's; a critical mode below 3 is one whose
+    // table's top row no run showed, with nothing failed.
+    for finding in findings(report).iter().filter(|f| !f["kind"].is_null()) {
+        assert_ne!(
+            finding["severity"], "critical",
             "help-on-stdout: {finding:#}"
         );
     }
 }
 
-/// One line per broken CLI: its name, then each finding below 3 as `§N=score`.
-/// A tool's findings that score under 3 (`meta.findings` of one profile), as a
-/// row of the committed table lists them: `§3=1 §1=2`.
+/// One line per broken CLI: its name, then each finding a failure placed below 3
+/// as `§N=score`. A tool's failing findings (`meta.findings` of one profile), as a
+/// row of the committed table lists them: `§3=1 §1=2`. A mode nothing failed in
+/// is left out: its 2 (the table's top row not observable) or no score is the
+/// same for every tool, and the unit tests of `findings` hold it.
 pub(crate) fn low_scores(findings: &Value) -> String {
     findings
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|f| f["score"].as_u64().is_some_and(|s| s < 3))
+        .filter(|f| !f["kind"].is_null() && f["score"].as_u64().is_some_and(|s| s < 3))
         .map(|f| {
             format!(
                 "{}={}",
@@ -214,10 +232,7 @@ fn every_broken_cli_scores_as_the_committed_table_and_democli_scores_3() {
         .as_array()
         .expect("meta.findings")
     {
-        assert!(
-            finding["score"] == 3 || finding["score"].is_null(),
-            "{finding:#}"
-        );
+        assert_clean(finding);
     }
     let path = repo_root().join(TABLE);
     if std::env::var_os("CONFORM_BLESS").is_some() {
@@ -305,4 +320,117 @@ fn replay_remakes_a_recorded_failing_run_with_the_same_exit_and_first_bytes() {
     ]);
     assert_eq!(missing.code(), 2);
     assert_eq!(missing.envelope["error"]["code"], "INVALID_REPORT");
+}
+
+/// A finding of `report` by its mode, `§24`.
+fn finding<'a>(report: &'a Value, mode: &str) -> &'a Value {
+    findings(report)
+        .iter()
+        .find(|f| f["failure_mode"] == mode)
+        .unwrap_or_else(|| panic!("no finding {mode}: {:#?}", findings(report)))
+}
+
+/// The broken CLIs of issue 50, each scored by the row of the spec's table its
+/// defect is: a secret flag beside its variable is §24's row 1; a `docs` command
+/// opening the browser is §64's row 0, named as the command asks, and no §10
+/// finding; a network wait given up after `--timeout` in words with exit 1 is
+/// §11's row 1; an identifier used as given is §34's and §35's row 0.
+#[test]
+fn broken_clis_score_by_the_row_of_the_spec_s_table_their_defect_is() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/check");
+    let names = ["apikeyflag", "docsbrowser", "timeoutprose"];
+    let reports: Vec<(&str, String, Value)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = names
+            .iter()
+            .map(|name| {
+                let tool = fixtures.join(name);
+                let report = dir.path().join(format!("{name}.json"));
+                scope.spawn(move || {
+                    let (text, document, _) = check_text(&tool, &report);
+                    (*name, text, document)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a check thread"))
+            .collect()
+    });
+    let by_name = |wanted: &str| {
+        reports
+            .iter()
+            .find(|(name, ..)| *name == wanted)
+            .expect("a report")
+    };
+
+    let (_, text, report) = by_name("apikeyflag");
+    let secrets = finding(report, "§24");
+    assert_eq!(secrets["score"], 1, "{secrets:#}\n{text}");
+    assert!(
+        secrets["row"]
+            .as_str()
+            .is_some_and(|row| row.starts_with("1: ") && row.contains("--api-key")),
+        "{secrets:#}"
+    );
+    let flags = report["results"][0]["checks"]
+        .as_array()
+        .and_then(|checks| {
+            checks
+                .iter()
+                .find(|c| c["id"] == "secret_flags_have_alternative")
+        })
+        .expect("secret_flags_have_alternative");
+    assert_eq!(
+        flags["status"], "pass",
+        "REQ-C-016 keeps its verdict: {flags:#}"
+    );
+
+    let (_, text, report) = by_name("docsbrowser");
+    let display = finding(report, "§64");
+    assert_eq!(display["score"], 0, "{display:#}\n{text}");
+    assert_eq!(display["commands"][0]["command"], "docs", "{display:#}");
+    assert!(
+        display["commands"][0]["did"]
+            .as_str()
+            .is_some_and(|did| did.starts_with("opened a browser, as `docs` asks")),
+        "{display:#}"
+    );
+    let interactivity = finding(report, "§10");
+    assert_eq!(
+        interactivity["commands"],
+        serde_json::json!([]),
+        "{interactivity:#}"
+    );
+
+    let (_, text, report) = by_name("timeoutprose");
+    let timeouts = finding(report, "§11");
+    assert_eq!(timeouts["score"], 1, "{timeouts:#}\n{text}");
+    assert!(
+        timeouts["row"]
+            .as_str()
+            .is_some_and(|row| row.contains("exited 1") && row.contains("no error envelope")),
+        "{timeouts:#}"
+    );
+
+    // An identifier used as given, from a profile whose argument_order names it.
+    let run = conform([
+        "run",
+        "crates/conform/tests/fixtures/findings/traversal.json",
+        "--only",
+        "hallucinated_input_rejected",
+    ]);
+    assert_eq!(run.code(), 4, "{:#}", run.envelope);
+    let envelope =
+        serde_json::json!({ "results": [{ "findings": run.envelope["meta"]["findings"] }] });
+    for mode in ["§34", "§35"] {
+        let found = finding(&envelope, mode);
+        assert_eq!(found["score"], 0, "{found:#}");
+        assert!(
+            found["commands"][0]["did"]
+                .as_str()
+                .is_some_and(|did| did.starts_with("used a made-up id as given")),
+            "{found:#}"
+        );
+    }
 }
