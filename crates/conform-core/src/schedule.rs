@@ -4,14 +4,17 @@
 //!
 //! A job slot is held only while a tool's process is alive, within its limit and
 //! working ([`Executor::busy`]): a tool blocked in a sleep or a read, or a run that
-//! only waits (a grace, a held pipe) frees its slot for the next run. Slots freed
-//! that way could start runs without end, so the runs in flight are capped too, at
-//! [`IN_FLIGHT_PER_JOB`] times `jobs`. A run whose tool has stayed blocked for a
-//! second (`PARKED_AFTER` in the executor) is parked ([`Executor::parked`]): it
-//! waits for its limit, not for a CPU, and counts toward a second cap,
-//! [`PARKED_PER_JOB`] times `jobs`, instead of the first. Sixteen git commands
-//! that read an open stdin had held the first cap for their whole 5 s limit, with
-//! both CPUs idle.
+//! only waits (a grace, a held pipe) frees its slot for the next run. So the CPUs,
+//! not the clock, pace the pool: a run waiting at the black hole costs wall time,
+//! not a slot. What bounds the runs in flight is what each keeps (a process and
+//! its memory, a few pipes): [`Executor::holds`], from the memory available and
+//! the open-file limit, never fewer than [`IN_FLIGHT_PER_JOB`] per job. A run
+//! whose tool has stayed blocked for a second (`PARKED_AFTER` in the executor) is
+//! parked ([`Executor::parked`]): it waits for its limit, not for a CPU. Runs not
+//! parked beyond one per job start only while the machine is not crowded
+//! ([`Executor::crowded`]: more runnable tasks than twice its CPUs), so a tool
+//! whose processes pile up (workers left running, each wanting a CPU) holds the
+//! pool back by the load it makes, not by a fixed count.
 //!
 //! A run whose outcome time decided (it hit its limit, its line N came after the
 //! exit, a pipe was held past the grace) while the machine kept it from the CPU
@@ -35,18 +38,8 @@ use crate::exec::{Reactor, RunError, RunErrorKind, RunRecord, RunSpec};
 use crate::exit::panic_message;
 use crate::plan::{Made, Plan, RunIndex};
 
-/// Runs in flight (working, blocked or finishing) at most, per job slot. A blocked
-/// tool gives its slot away, but each one still costs a process, memory and, when
-/// it wakes, CPU: eight per slot lets the tools of a directory of broken CLIs that
-/// hang until their limit wait side by side (four made that run 40% slower), while
-/// a profile of tools that each wait a little cannot start dozens at once.
+/// Runs in flight at least, per job slot, whatever the machine says it holds.
 pub(crate) const IN_FLIGHT_PER_JOB: usize = 8;
-
-/// Parked runs in flight at most, per job slot, beyond [`IN_FLIGHT_PER_JOB`]: each
-/// is still a process and its memory (a Node CLI waiting on the black hole holds
-/// 130 MB), so twice the first cap in all bounds what a tool whose every command
-/// waits on the network keeps alive at once.
-pub(crate) const PARKED_PER_JOB: usize = 8;
 
 /// A run waited for a CPU at least this share of its time (1/STARVED_SHARE) before
 /// time decided its outcome: it is made again alone. A tool that hit its limit
@@ -123,6 +116,15 @@ pub(crate) trait Executor {
     fn parked(&self) -> usize {
         0
     }
+    /// More tasks want a CPU than the machine has to give: no run beyond one per
+    /// job starts, but those that will only wait.
+    fn crowded(&self) -> bool {
+        false
+    }
+    /// How many runs may be in flight at once, never fewer than `floor`.
+    fn holds(&self, floor: usize) -> usize {
+        floor
+    }
     /// Blocks until something happens; returns the runs that finished (maybe none).
     fn wait(&mut self) -> Vec<(RunKey, RunRecord)>;
     /// The suite was cancelled: no further run is made.
@@ -147,6 +149,14 @@ impl Executor for Reactor<RunKey> {
 
     fn parked(&self) -> usize {
         Reactor::parked(self)
+    }
+
+    fn crowded(&self) -> bool {
+        Reactor::crowded(self)
+    }
+
+    fn holds(&self, floor: usize) -> usize {
+        crate::exec::runs_it_holds(floor)
     }
 
     fn wait(&mut self) -> Vec<(RunKey, RunRecord)> {
@@ -337,8 +347,7 @@ pub(crate) fn execute(
     mut on: impl FnMut(Progress<'_>),
 ) {
     let jobs = policy.jobs.max(1);
-    let cap = jobs.saturating_mul(IN_FLIGHT_PER_JOB);
-    let parked_cap = jobs.saturating_mul(PARKED_PER_JOB);
+    let holds = executor.holds(jobs.saturating_mul(IN_FLIGHT_PER_JOB));
     let mut pool = Pool::new(plans);
     for (p, plan) in plans.iter().enumerate() {
         if plan.runs.is_empty() {
@@ -372,7 +381,7 @@ pub(crate) fn execute(
                 }
             }
         } else {
-            while executor.busy() < jobs && room(executor, cap, parked_cap) {
+            while executor.busy() < jobs && room(executor, jobs, holds) {
                 let Some(key) = pool.ready.pop_front() else {
                     break;
                 };
@@ -409,12 +418,12 @@ pub(crate) fn execute(
     }
 }
 
-/// Whether another run may start: fewer than `cap` runs in flight that are not
-/// parked, and the parked ones within `parked_cap` (a parked run past it counts
-/// toward `cap` again).
-fn room(executor: &impl Executor, cap: usize, parked_cap: usize) -> bool {
-    let parked = executor.parked().min(parked_cap);
-    executor.in_flight().saturating_sub(parked) < cap
+/// Whether another run may start: fewer than `holds` in flight, and of those not
+/// parked, fewer than one per job or the machine not crowded.
+fn room(executor: &impl Executor, jobs: usize, holds: usize) -> bool {
+    let in_flight = executor.in_flight();
+    let waking = in_flight.saturating_sub(executor.parked());
+    in_flight < holds && (waking < jobs || !executor.crowded())
 }
 
 /// Starts one run; a panic while starting it becomes that run's error record: the
@@ -1034,10 +1043,11 @@ mod tests {
         );
     }
 
-    /// Runs that start and block at once, every one of them parked (or none): each
-    /// wait hands back only the oldest.
+    /// Runs that start and block at once, every one of them parked (or none), on a
+    /// machine crowded or not: each wait hands back only the oldest.
     struct Parking {
         parks: bool,
+        crowded: bool,
         started: VecDeque<(RunKey, RunRecord)>,
         most_in_flight: usize,
     }
@@ -1060,6 +1070,12 @@ mod tests {
                 0
             }
         }
+        fn crowded(&self) -> bool {
+            self.crowded
+        }
+        fn holds(&self, floor: usize) -> usize {
+            floor * 4
+        }
         fn wait(&mut self) -> Vec<(RunKey, RunRecord)> {
             self.started.pop_front().into_iter().collect()
         }
@@ -1069,18 +1085,23 @@ mod tests {
     }
 
     #[test]
-    fn parked_runs_make_room_for_others_up_to_a_second_cap() {
+    fn what_the_machine_holds_bounds_the_runs_in_flight_and_a_crowded_one_only_waiting_runs() {
         let plan = Plan {
             runs: (0..100)
                 .map(|n| planned(&format!("r{n}"), vec![], None))
                 .collect(),
         };
-        for (parks, most) in [
-            (false, IN_FLIGHT_PER_JOB),
-            (true, IN_FLIGHT_PER_JOB + PARKED_PER_JOB),
+        let holds = IN_FLIGHT_PER_JOB * 4;
+        for (parks, crowded, most) in [
+            (false, false, holds),
+            (true, false, holds),
+            // Crowded: one per job that may want a CPU, as many that only wait.
+            (false, true, 1),
+            (true, true, holds),
         ] {
             let mut executor = Parking {
                 parks,
+                crowded,
                 started: VecDeque::new(),
                 most_in_flight: 0,
             };
@@ -1101,8 +1122,14 @@ mod tests {
                     }
                 },
             );
-            assert_eq!(made, 100, "every run made (parked: {parks})");
-            assert_eq!(executor.most_in_flight, most, "parked: {parks}");
+            assert_eq!(
+                made, 100,
+                "every run made (parked: {parks}, crowded: {crowded})"
+            );
+            assert_eq!(
+                executor.most_in_flight, most,
+                "parked: {parks}, crowded: {crowded}"
+            );
         }
     }
 }

@@ -36,6 +36,8 @@ pub(crate) struct Reactor<K> {
     /// When `poll` last returned: the time until the next call is spent away from
     /// the runs' pipes.
     polled_at: Option<Instant>,
+    /// The machine's runnable load.
+    load: super::machine::Load,
 }
 
 /// A stretch away from `poll` shorter than this is the reactor's own work on the
@@ -52,6 +54,7 @@ impl<K> Reactor<K> {
             last_pass: None,
             kit_wait: None,
             polled_at: None,
+            load: Default::default(),
             buf: vec![0; READ_CHUNK],
         }
     }
@@ -105,6 +108,11 @@ impl<K> Reactor<K> {
     pub(crate) fn parked(&self) -> usize {
         let now = Instant::now();
         self.active.iter().filter(|(_, a)| a.parked(now)).count()
+    }
+
+    /// Whether more tasks want a CPU than the machine has to give.
+    pub(crate) fn crowded(&self) -> bool {
+        self.load.crowded()
     }
 
     /// Whether the session was cancelled.

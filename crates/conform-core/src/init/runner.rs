@@ -288,7 +288,7 @@ impl Runner {
 
     /// Makes every run of `specs` in the pool `conform run` uses, under its rules:
     /// a job per CPU, held only while the tool uses it, at most
-    /// [`schedule::IN_FLIGHT_PER_JOB`] runs in flight per job, and a run that hit
+    /// what the machine holds in flight, and a run that hit
     /// its limit while the machine kept it from the CPU made again alone (a help
     /// call starved at its limit would otherwise read as one that ran the
     /// command). The records in the order of `specs`.
