@@ -522,6 +522,16 @@ impl HermeticTool {
             "hermetic": {
                 "unset": hermetic.unset,
                 "network": if hermetic.network == Network::BlackHole { "blackhole" } else { "inherit" },
+                // Exploration is at the black hole whatever `--network` says; the
+                // checks' runs are where `--network` puts them.
+                "network_phases": {
+                    "exploration": crate::exec::isolation().label(),
+                    "checks": if hermetic.network == Network::BlackHole {
+                        crate::exec::isolation().label()
+                    } else {
+                        "inherit"
+                    },
+                },
                 "cwd": "a scratch directory, removed afterwards",
                 "sandbox": "isolated: fresh HOME, XDG directories and TMPDIR, sentinels for pagers, editors and browsers",
             },

@@ -416,10 +416,15 @@ fn with_commands_found(
     mut results: Vec<ProfileReport>,
     extra: Option<&Extra>,
 ) -> Vec<ProfileReport> {
+    // What the help names counts too: a tool whose commands discovery could not
+    // find was not judged on them.
     let found = extra
         .and_then(|extra| extra.meta.iter().find(|(key, _)| *key == "inferred"))
-        .and_then(|(_, inferred)| inferred["commands"]["found"].as_u64())
-        .and_then(|found| usize::try_from(found).ok());
+        .map(|(_, inferred)| &inferred["commands"])
+        .and_then(|commands| {
+            let count = |key: &str| commands[key].as_u64().unwrap_or(0);
+            usize::try_from(count("found").max(count("named"))).ok()
+        });
     if let (Some(found), [one]) = (found, results.as_mut_slice()) {
         one.commands.found = one.commands.found.max(found);
     }

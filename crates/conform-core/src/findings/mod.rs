@@ -614,10 +614,12 @@ fn finding(report: &ProfileReport, n: u16, coverage: Option<Coverage>) -> Findin
         ),
         _ => score::Scored::default(),
     };
-    // A score says what it covers; none has nothing to cover. A check judged
-    // from the kit's own runs (help, a made-up id) scores with no command run:
-    // `on 0 of 5 commands` says so.
-    let score = scored.score;
+    // A score says what it covers; none has nothing to cover. Where no command
+    // found was run, the kit's own runs (help, a made-up id) show a failure they
+    // hold, but no score of a mode whose commands were never looked at: where
+    // conform did not look, it scores nothing.
+    let looked = coverage.is_none_or(|c| c.judged > 0) || !shown.is_empty();
+    let score = scored.score.filter(|_| looked);
     let coverage = coverage.filter(|_| score.is_some());
     Finding {
         failure_mode: label,
@@ -1177,14 +1179,12 @@ mod tests {
             })
         );
         assert_eq!(width.score_words(), "3/3 on 2 of 86 commands");
-        // Judged from the kit's own runs only: the score says it covers none.
+        // Judged from the kit's own runs only, with commands found and none run
+        // (discovery fell short, or the budget): no score, where nothing failed.
         let mut r = report(vec![pass(CheckId::WidthInvariant)], commands(&["--help"]));
         r.commands.found = 5;
         r.commands.pointers.push("/probes/list".into());
-        assert_eq!(
-            finding(&of(&r), "§63").score_words(),
-            "3/3 on 0 of 5 commands"
-        );
+        assert_eq!(finding(&of(&r), "§63").score, None);
         // Nothing judged: no score, and no coverage.
         let r = report(
             vec![check(CheckId::WidthInvariant, vec![], true)],
