@@ -69,120 +69,128 @@ fn a_short_budget_surveys_first_and_names_what_it_judged_in_depth() {
     assert!(meta["runs"].as_u64().unwrap_or(0) > 0, "{meta:#}");
 }
 
+/// `conform check --progress` on slowcli with `args` before `--` and `env`, its
+/// stdout read on a thread; the progress lines on stderr come through `progress`.
+struct Checking {
+    child: std::process::Child,
+    stdout: std::thread::JoinHandle<String>,
+    progress: std::sync::mpsc::Receiver<String>,
+}
+
+impl Checking {
+    fn start(args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Checking {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_conform"))
+            .arg("check")
+            .args(args)
+            .args(["--progress", "--"])
+            .arg(slowcli())
+            .envs(env.iter().copied())
+            .current_dir(repo_root())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("conform starts");
+        let mut out = child.stdout.take().expect("stdout");
+        let stdout = std::thread::spawn(move || {
+            let mut stdout = String::new();
+            let _ = out.read_to_string(&mut stdout);
+            stdout
+        });
+        let (lines, progress) = std::sync::mpsc::channel();
+        let stderr = child.stderr.take().expect("stderr");
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = lines.send(line);
+            }
+        });
+        Checking {
+            child,
+            stdout,
+            progress,
+        }
+    }
+
+    /// Waits for a progress line holding `words`.
+    fn wait_for(&self, words: &str) {
+        let started = Instant::now();
+        loop {
+            let left = HANG.saturating_sub(started.elapsed());
+            let line = self
+                .progress
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no progress line said {words:?}"));
+            if line.contains(words) {
+                return;
+            }
+        }
+    }
+
+    /// SIGTERM, then the envelope conform printed, after checking it exited 143
+    /// with the CANCELLED error and a result the published schema accepts.
+    fn terminate(mut self) -> Value {
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(self.child.id()).expect("pid fits"));
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("signal sent");
+        let status = wait_or_kill(&mut self.child, HANG).expect("conform stops after SIGTERM");
+        let stdout = self.stdout.join().expect("stdout read");
+        assert_eq!(status.code(), Some(143), "{stdout}");
+        let envelope: Value = serde_json::from_str(&stdout).expect("one envelope");
+        assert_eq!(envelope["error"]["code"], "CANCELLED", "{envelope:#}");
+        assert_eq!(envelope["meta"]["ended_by"], "SIGTERM", "{envelope:#}");
+        let checks = envelope["data"]["checks"].as_array().expect("checks");
+        assert!(
+            checks.iter().any(|c| c["skipped_reason"]
+                .as_str()
+                .is_some_and(|r| r.contains("SIGTERM"))),
+            "{envelope:#}"
+        );
+        let errors = published_result_errors(&envelope["data"]);
+        assert!(errors.is_empty(), "{errors:?}");
+        envelope
+    }
+}
+
 #[test]
 fn sigterm_halfway_gives_the_judged_checks_partial_and_the_runs_made() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mark = dir.path().join("calls");
     let started = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_conform"))
-        .args(["check", "--budget", "none", "--progress", "--"])
-        .arg(slowcli())
-        .env("SLOWCLI_MARK", &mark)
-        .current_dir(repo_root())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("conform starts");
-    let mut out = child.stdout.take().expect("stdout");
-    let reader = std::thread::spawn(move || {
-        let mut stdout = String::new();
-        let _ = out.read_to_string(&mut stdout);
-        stdout
-    });
+    let mut checking =
+        Checking::start(&["--budget", "none"], &[("SLOWCLI_MARK", mark.as_os_str())]);
     // The progress says when the survey and depth runs begin; the fixture's
     // calls file, how many of them were made since.
-    let (lines, phase) = std::sync::mpsc::channel();
-    let stderr = child.stderr.take().expect("stderr");
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if line.contains("survey and depth") {
-                let _ = lines.send(());
-            }
-        }
-    });
-    phase
-        .recv_timeout(HANG)
-        .expect("the survey and depth phase began");
+    checking.wait_for("survey and depth");
     let calls = || std::fs::read_to_string(&mark).map_or(0, |text| text.lines().count());
     let explored = calls();
     while calls() < explored + 60 {
         assert!(
-            child.try_wait().expect("wait").is_none(),
+            checking.child.try_wait().expect("wait").is_none(),
             "conform ended before the signal"
         );
         assert!(started.elapsed() < HANG, "no runs made");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid fits"));
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("signal sent");
-    let status = wait_or_kill(&mut child, HANG).expect("conform stops after SIGTERM");
-    let stdout = reader.join().expect("stdout read");
-    assert_eq!(status.code(), Some(143), "{stdout}");
-    let envelope: Value = serde_json::from_str(&stdout).expect("one envelope");
+    let envelope = checking.terminate();
     let meta = &envelope["meta"];
     assert_eq!(meta["partial"], true, "{meta:#}");
-    assert_eq!(meta["ended_by"], "SIGTERM", "{meta:#}");
     assert_eq!(meta["exit_code"], 143, "{meta:#}");
-    assert_eq!(envelope["error"]["code"], "CANCELLED", "{envelope:#}");
     assert!(meta["runs"].as_u64().unwrap_or(0) > 0, "{meta:#}");
     let checks = envelope["data"]["checks"].as_array().expect("checks");
     let judged = checks.iter().filter(|c| c["status"] != "skip").count();
     assert!(judged > 0, "{envelope:#}");
-    assert!(
-        checks.iter().any(|c| c["skipped_reason"]
-            .as_str()
-            .is_some_and(|r| r.contains("SIGTERM"))),
-        "{envelope:#}"
-    );
-    let errors = published_result_errors(&envelope["data"]);
-    assert!(errors.is_empty(), "{errors:?}");
 }
 
 #[test]
 fn sigterm_while_the_help_is_read_gives_the_checks_of_the_help_calls_made() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_conform"))
-        .args(["check", "--progress", "--"])
-        .arg(slowcli())
-        .env("SLOWCLI_DELAY", "1")
-        .current_dir(repo_root())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("conform starts");
-    let mut out = child.stdout.take().expect("stdout");
-    let reader = std::thread::spawn(move || {
-        let mut stdout = String::new();
-        let _ = out.read_to_string(&mut stdout);
-        stdout
-    });
+    let checking = Checking::start(&[], &[("SLOWCLI_DELAY", "1".as_ref())]);
     // The root help has been read once the groups' help calls begin.
-    let (lines, phase) = std::sync::mpsc::channel();
-    let stderr = child.stderr.take().expect("stderr");
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if line.contains("reading the help of") {
-                let _ = lines.send(());
-            }
-        }
-    });
-    phase
-        .recv_timeout(HANG)
-        .expect("the help calls of the groups began");
-    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid fits"));
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("signal sent");
-    let status = wait_or_kill(&mut child, HANG).expect("conform stops after SIGTERM");
-    let stdout = reader.join().expect("stdout read");
-    assert_eq!(status.code(), Some(143), "{stdout}");
-    let envelope: Value = serde_json::from_str(&stdout).expect("one envelope");
-    assert_eq!(envelope["error"]["code"], "CANCELLED", "{envelope:#}");
+    checking.wait_for("reading the help of");
+    let envelope = checking.terminate();
     assert!(
         envelope["error"]["fix_required"]
             .as_str()
             .is_some_and(|fix| fix.contains("conform check")),
         "{envelope:#}"
     );
-    let meta = &envelope["meta"];
-    assert_eq!(meta["ended_by"], "SIGTERM", "{meta:#}");
     // The root help call is the kit's `--help` run: judged, not skipped.
     let checks = envelope["data"]["checks"].as_array().expect("checks");
     let help = checks
@@ -190,14 +198,6 @@ fn sigterm_while_the_help_is_read_gives_the_checks_of_the_help_calls_made() {
         .find(|c| c["id"] == "help_off_stdout")
         .expect("help_off_stdout reported");
     assert_eq!(help["status"], "pass", "{help:#}");
-    assert!(
-        checks.iter().any(|c| c["skipped_reason"]
-            .as_str()
-            .is_some_and(|r| r.contains("SIGTERM"))),
-        "{envelope:#}"
-    );
-    let errors = published_result_errors(&envelope["data"]);
-    assert!(errors.is_empty(), "{errors:?}");
 }
 
 #[test]
