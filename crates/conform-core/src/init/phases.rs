@@ -231,11 +231,12 @@ pub(crate) struct Command {
 /// survey flagged, each in listed order. Indices into `commands`, each with why.
 /// A pure function of the help texts and the exploration runs.
 pub(crate) fn depth_order(commands: &[Command]) -> Vec<(usize, Why)> {
-    let dangerous = |i: usize| super::danger::dangerous(command_words(&commands[i].argv), "");
-    let mut order: Vec<(usize, Why)> = (0..commands.len())
-        .filter(|&i| dangerous(i))
-        .map(|i| (i, Why::Dangerous))
-        .collect();
+    let danger = |i: usize| super::danger::danger(command_words(&commands[i].argv), "");
+    let dangerous = |i: usize| danger(i).is_some();
+    // Authentication first, then setting up, then the rest: by tier, then listed.
+    let mut risky: Vec<usize> = (0..commands.len()).filter(|&i| dangerous(i)).collect();
+    risky.sort_by_key(|&i| (danger(i), i));
+    let mut order: Vec<(usize, Why)> = risky.into_iter().map(|i| (i, Why::Dangerous)).collect();
     let mut first: Vec<usize> = (0..commands.len())
         .filter(|&i| !dangerous(i) && first_called(&commands[i].argv))
         .collect();

@@ -125,9 +125,9 @@ struct Found {
     /// Why it serves by design (a server, a proxy, a watcher), when its name or
     /// summary says so.
     serves: Option<String>,
-    /// Its name or summary says dangers live there ([`crate::init::danger`]): it
-    /// is read and run first.
-    dangerous: bool,
+    /// Its name or summary says dangers live there ([`crate::init::danger`]), and
+    /// how soon it is taken: it is read and run first.
+    danger: Option<u8>,
 }
 
 impl Found {
@@ -602,7 +602,7 @@ fn found(parent: &[String], entry: &HelpEntry) -> Found {
     };
     let class = classify_command(&path, &entry.summary);
     Found {
-        dangerous: crate::init::danger::dangerous(&path, &entry.summary),
+        danger: crate::init::danger::danger(&path, &entry.summary),
         path,
         class,
         requires_argument: entry.requires_argument,
@@ -643,7 +643,7 @@ fn first_read_order<T>(asked: &[T], command: impl Fn(&T) -> &Found) -> Vec<usize
     for (at, item) in asked.iter().enumerate() {
         let command = command(item);
         let last = command.path.last().map_or("", String::as_str);
-        let rank = rank(last, command.class, command.dangerous);
+        let rank = rank(last, command.class, command.danger);
         let parent = &command.path[..command.path.len().saturating_sub(1)];
         let before = seen.entry((parent, rank)).or_default();
         keys.push((rank, *before, at));
@@ -715,17 +715,18 @@ fn in_order<T>(
 /// first (whoami, status, config; awscli's `get-caller-identity`), then reads,
 /// groups and the rest, then those that change state, and the destructive ones
 /// last (they run only with `--allow-destructive`).
-fn rank(name: &str, class: Class, dangerous: bool) -> u8 {
+fn rank(name: &str, class: Class, danger: Option<u8>) -> u8 {
     let lower = name.to_ascii_lowercase();
     let agent_first = WHO_AND_WHERE.contains(&lower.as_str())
         || FIRST_CALLED_ENDINGS.iter().any(|who| lower.ends_with(who));
-    match class {
-        Class::Destructive => 5,
-        _ if dangerous => 0,
-        Class::Read | Class::Other if agent_first => 1,
-        Class::Read => 2,
-        Class::Other | Class::Framework => 3,
-        Class::Mutating => 4,
+    const AFTER_DANGERS: u8 = 4;
+    match (class, danger) {
+        (Class::Destructive, _) => AFTER_DANGERS + 4,
+        (_, Some(tier)) => tier.min(AFTER_DANGERS - 1),
+        (Class::Read | Class::Other, None) if agent_first => AFTER_DANGERS,
+        (Class::Read, None) => AFTER_DANGERS + 1,
+        (Class::Other | Class::Framework, None) => AFTER_DANGERS + 2,
+        (Class::Mutating, None) => AFTER_DANGERS + 3,
     }
 }
 
@@ -1326,7 +1327,7 @@ mod tests {
     #[test]
     fn past_the_budget_the_commands_an_agent_calls_first_are_read_first() {
         let command = |path: &[&str]| Found {
-            dangerous: crate::init::danger::dangerous(
+            danger: crate::init::danger::danger(
                 &path.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
                 "",
             ),
