@@ -264,13 +264,11 @@ fn survey_and_depth(
             _ => runs.shared += 1,
         }
     }
-    // The last runs may end at their limit; a run held at the black hole is let go
-    // on for its patience, from the start.
+    // The last runs may end at their limit. The one run per host let go on at the
+    // black hole for its patience (`init/survey.rs`) waits beside the others and
+    // holds no job slot: it lengthens no plan that lasts longer than it.
     let limit = Duration::from_secs_f64(loaded.profile.timeout_seconds);
-    let mut tail = limit + Duration::from_secs(2);
-    if flagged.iter().any(|(_, why)| why.contains("network")) {
-        tail = tail.max(budget.patience() + Duration::from_secs(2));
-    }
+    let tail = limit + Duration::from_secs(2);
     let fit = phases::fit(&listed, &runs, per_run, tail, budget.runs_left());
     let at = |list: &std::collections::BTreeSet<usize>| -> std::collections::BTreeSet<usize> {
         list.iter().map(|&i| commands[i]).collect()
