@@ -23,6 +23,7 @@ mod envelope;
 mod events;
 mod exec;
 mod exit;
+mod explore;
 mod file;
 mod findings;
 mod init;

@@ -269,7 +269,7 @@ fn waited_hosts<'a>(run: &Judged<'a>) -> Vec<&'a str> {
 
 /// The run that measured the wait on the hosts `run` was cut waiting on: one that
 /// asked for each of them and was let go on longer (`conform check` spends the
-/// network patience once per host: `init/survey.rs`).
+/// network patience once per host: `explore/survey.rs`).
 fn measured_by<'a>(runs: &[Judged<'a>], run: &Judged<'_>) -> Option<Judged<'a>> {
     let hosts = waited_hosts(run);
     if hosts.is_empty() {

@@ -24,7 +24,8 @@ use super::selection::Selection;
 use super::Output;
 use crate::envelope::ExitStatus;
 use crate::exec::{Cancel, Network};
-use crate::init::phases::{self, Budget, Command, Fit, Runs};
+use crate::explore::danger;
+use crate::explore::phases::{self, Budget, Command, Fit, Runs};
 use crate::init::{
     self, render_profile, write_atomic, Census, Exploration, ExploreSettings, Failure, Generated,
     Hermetic, Source,
@@ -265,7 +266,7 @@ fn survey_and_depth(
         }
     }
     // The last runs may end at their limit. The one run per host let go on at the
-    // black hole for its patience (`init/survey.rs`) waits beside the others and
+    // black hole for its patience (`explore/survey.rs`) waits beside the others and
     // holds no job slot: it lengthens no plan that lasts longer than it.
     let limit = Duration::from_secs_f64(loaded.profile.timeout_seconds);
     let tail = limit + Duration::from_secs(2);
@@ -436,17 +437,17 @@ impl Phased {
 const NOT_SURVEYED_SHOWN: usize = 3;
 
 /// `login, init, deploy and 81 more`: the commands whose names say dangers live
-/// there first ([`init::danger`]), then the others, in their order.
+/// there first ([`danger`]), then the others, in their order.
 fn named_first(commands: &[String], shown: usize) -> String {
     let words = |name: &String| name.split(' ').map(String::from).collect::<Vec<_>>();
     let mut ordered: Vec<&String> = commands
         .iter()
-        .filter(|name| init::danger::dangerous(&words(name), ""))
+        .filter(|name| danger::dangerous(&words(name), ""))
         .collect();
     ordered.extend(
         commands
             .iter()
-            .filter(|name| !init::danger::dangerous(&words(name), "")),
+            .filter(|name| !danger::dangerous(&words(name), "")),
     );
     let named: Vec<&str> = ordered
         .iter()

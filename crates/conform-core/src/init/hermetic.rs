@@ -7,11 +7,11 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use super::survey::SHORT_PATIENCE;
 use crate::exec::RunSpec;
 use crate::exec::{
     Network, Sandbox, StdinMode, EDITOR_AND_BROWSER_VARS, OPENERS_AND_DEPLOYERS, SENTINEL_VARS,
 };
+use crate::explore::survey::SHORT_PATIENCE;
 use crate::plan::{KitRun, Plan, PlannedRun, RunKind, RunRole, Subject};
 
 /// Words that make a variable's name read as a credential.
@@ -88,7 +88,7 @@ pub(crate) struct Hermetic {
     /// such a check that skips says so, with this reason.
     pub unsampled: Option<(std::collections::BTreeSet<crate::checks::CheckId>, String)>,
     /// Exploration's run of each command, by its arguments after the program: the
-    /// survey takes them ([`super::survey`]).
+    /// survey takes them ([`crate::explore::survey`]).
     pub explored: std::sync::Arc<Vec<(Vec<String>, crate::exec::RunRecord)>>,
     /// When a signal ended exploration: the help calls made, by their arguments
     /// after the program; the kit's runs that are the same calls take them.
@@ -155,10 +155,10 @@ impl Hermetic {
     }
 
     /// Whether a run of `plan` costs nothing in the survey: it is taken from
-    /// exploration or from another run ([`super::survey`]).
+    /// exploration or from another run ([`crate::explore::survey`]).
     pub(crate) fn free_in_survey(&self, plan: &Plan, index: usize) -> bool {
         self.network == Network::BlackHole
-            && super::survey::free_in_survey(plan, index, &self.explored)
+            && crate::explore::survey::free_in_survey(plan, index, &self.explored)
     }
 
     /// Every planned run made the hermetic way: the isolated sandbox where the kind
@@ -238,9 +238,9 @@ impl Hermetic {
                 }
             }
         }
-        super::survey::take_help_calls(plan, &self.looked);
+        crate::explore::survey::take_help_calls(plan, &self.looked);
         if self.network == Network::BlackHole {
-            super::survey::take_from_exploration(
+            crate::explore::survey::take_from_exploration(
                 plan,
                 &self.explored,
                 &self.scope.survey_only,

@@ -11,17 +11,14 @@
 //! warning, so init never writes a profile `conform run` would refuse.
 
 mod bait;
-pub(crate) mod danger;
 mod diagnostics;
 mod help;
 mod hermetic;
 mod manifest;
 mod paths;
-pub(crate) mod phases;
 mod render;
 mod runner;
 mod saving;
-mod survey;
 mod tool;
 
 use std::path::{Path, PathBuf};

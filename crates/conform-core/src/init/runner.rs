@@ -20,13 +20,13 @@ use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use serde_json::Value;
 
-use super::phases::Cost;
 use super::tool::{Explored, Measured, Tool, Trial, Unread, Unusable};
 use super::{help, manifest, Failure};
 use crate::exec::{
     self, BlackHole, Cancel, Reactor, RunError, RunErrorKind, RunRecord, RunSpec, Sandbox, Session,
     StdinMode, OPENERS_AND_DEPLOYERS,
 };
+use crate::explore::phases::Cost;
 use crate::plan::{Plan, PlannedRun, Records, RunKind, RunRole};
 use crate::render::progress::Phases;
 use crate::schedule::{self, starved, Policy, Progress};

@@ -99,7 +99,7 @@ pub(crate) struct Scope {
 /// prompt, a browser, editor or pager, a login asked for, the network, state
 /// written in a fresh HOME); every run under check is made at the black hole with
 /// the editor and browser sentinels. Under `check` the closed run is the
-/// exploration run and the open run is the headless one (`init/survey.rs`), so a
+/// exploration run and the open run is the headless one (`explore/survey.rs`), so a
 /// surveyed command costs its help call and two runs. The terminal run (colour
 /// and a pager on a terminal, which no agent has) is depth's.
 pub(crate) const SURVEY: [RunKind; 4] = [

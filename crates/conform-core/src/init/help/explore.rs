@@ -21,9 +21,10 @@ use super::commands::{add, HelpEntry};
 use super::listing::{listing_argvs, read_listing};
 use super::page::{lists_no_subcommands, read_page, HelpPage};
 use super::usage::program_name;
-use crate::init::phases::{
+use crate::explore::phases::{
     Budget, DEPTH_RUNS, DEPTH_SHARE, FIRST_CALLED_ENDINGS, MIN_DEPTH, WHO_AND_WHERE,
 };
+use crate::explore::MADE_UP_OPERAND;
 use crate::init::tool::{Explored, Tool, Unread};
 use crate::init::{probe, Body, Census, Failure, Warning, UNKNOWN_FLAG};
 use std::time::Duration;
@@ -62,7 +63,7 @@ pub(crate) struct Settings {
 
 /// The runs a command costs once it is a candidate: its exploration run (the
 /// survey's closed run) and its headless run (the survey's open run too):
-/// `init/survey.rs`.
+/// `explore/survey.rs`.
 const RUNS_PER_SURVEYED_COMMAND: u32 = 2;
 
 /// The runs of no command a profile costs (`--help`, the kit's runs, the
@@ -125,7 +126,7 @@ struct Found {
     /// Why it serves by design (a server, a proxy, a watcher), when its name or
     /// summary says so.
     serves: Option<String>,
-    /// Its name or summary says dangers live there ([`crate::init::danger`]), and
+    /// Its name or summary says dangers live there ([`crate::explore::danger`]), and
     /// how soon it is taken: it is read and run first.
     danger: Option<u8>,
 }
@@ -602,7 +603,7 @@ fn found(parent: &[String], entry: &HelpEntry) -> Found {
     };
     let class = classify_command(&path, &entry.summary);
     Found {
-        danger: crate::init::danger::danger(&path, &entry.summary),
+        danger: crate::explore::danger::danger(&path, &entry.summary),
         path,
         class,
         requires_argument: entry.requires_argument,
@@ -711,7 +712,7 @@ fn in_order<T>(
 
 /// How early exploration reads and runs a command when it cannot take them all:
 /// those whose names or help say dangers live there (login, init, deploy, open,
-/// upgrade, shell: [`crate::init::danger`]), then the commands an agent calls
+/// upgrade, shell: [`crate::explore::danger`]), then the commands an agent calls
 /// first (whoami, status, config; awscli's `get-caller-identity`), then reads,
 /// groups and the rest, then those that change state, and the destructive ones
 /// last (they run only with `--allow-destructive`).
@@ -771,8 +772,7 @@ fn preview_flag(page: &HelpPage) -> Option<String> {
         .map(|flag| flag.to_string())
 }
 
-/// The value given to a command's required operands, and how many it may need.
-pub(crate) const MADE_UP_OPERAND: &str = "conform-probe";
+/// How many required operands a command may need and still get made-up ones.
 const MADE_UP_OPERANDS: usize = 2;
 
 /// A command to make an exploration run of, and a probe of when it may be one.
@@ -1327,7 +1327,7 @@ mod tests {
     #[test]
     fn past_the_budget_the_commands_an_agent_calls_first_are_read_first() {
         let command = |path: &[&str]| Found {
-            danger: crate::init::danger::danger(
+            danger: crate::explore::danger::danger(
                 &path.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
                 "",
             ),

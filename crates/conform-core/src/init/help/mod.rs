@@ -33,7 +33,7 @@ use super::tool::{Tool, Trial, Unread, Unusable};
 use super::{probe, Body, Failure, Warning, UNKNOWN_FLAG};
 use candidates::Found;
 use commands::{add, full_list_argv, subcommands};
-pub(crate) use explore::{explore, Settings, MADE_UP_OPERAND, READS_STDIN};
+pub(crate) use explore::{explore, Settings, READS_STDIN};
 pub(super) use man::{as_help as man_page_help, points_at_help_word};
 pub(super) use text::{clean, is_man_page};
 pub(super) use unread::{looks_like_crash, looks_like_prompt, one_line};

@@ -28,7 +28,7 @@ use crate::plan::{Made, Plan, RunKind, Subject};
 
 /// How many of its limits a run at the black hole lasts when it is not the run
 /// that measures its host's wait.
-pub(super) const SHORT_PATIENCE: u32 = 2;
+pub(crate) const SHORT_PATIENCE: u32 = 2;
 
 /// The hosts a run asked for and waited on (connections that carried a request).
 fn hosts(record: &RunRecord) -> BTreeSet<String> {
@@ -70,7 +70,7 @@ fn explored<'a>(
 /// Applies the rules above to `plan`: `explored` holds the exploration records by
 /// arguments, `survey_only` the probes judged by their survey alone, `patience`
 /// the whole patience a black-hole run is given.
-pub(super) fn take_from_exploration(
+pub(crate) fn take_from_exploration(
     plan: &mut Plan,
     explored_runs: &[(Vec<String>, RunRecord)],
     survey_only: &BTreeSet<usize>,
@@ -130,7 +130,7 @@ pub(super) fn take_from_exploration(
 /// Whether a run of the survey costs nothing for a probe judged by its survey
 /// alone: its closed run when exploration made it, its open run beside a
 /// headless one.
-pub(super) fn free_in_survey(
+pub(crate) fn free_in_survey(
     plan: &Plan,
     index: usize,
     explored_runs: &[(Vec<String>, RunRecord)],
@@ -149,7 +149,7 @@ pub(super) fn free_in_survey(
 /// The kit's own runs (`--help`, stdin closed, on pipes) that are help calls made
 /// while exploring, when a signal ended exploration (`looked`): they take those
 /// records, and the checks they feed are judged from them.
-pub(super) fn take_help_calls(plan: &mut Plan, looked: &[(Vec<String>, RunRecord)]) {
+pub(crate) fn take_help_calls(plan: &mut Plan, looked: &[(Vec<String>, RunRecord)]) {
     for run in &mut plan.runs {
         // The kit's runs: of no probe (the root `--help`, the isolated ones).
         let kit = matches!(run.role.subject, Subject::Kit(_) | Subject::Command);

@@ -169,7 +169,7 @@ fn first_called(argv: &[String]) -> bool {
 fn command_words(argv: &[String]) -> &[String] {
     let words = argv
         .iter()
-        .take_while(|arg| !arg.starts_with('-') && *arg != super::help::MADE_UP_OPERAND)
+        .take_while(|arg| !arg.starts_with('-') && *arg != super::MADE_UP_OPERAND)
         .count();
     &argv[..words]
 }
@@ -225,7 +225,7 @@ pub(crate) struct Command {
 }
 
 /// The depth sample, in order: the commands whose names say dangers live there
-/// (login, init, deploy, open: [`crate::init::danger`]), then those agents call
+/// (login, init, deploy, open: [`super::danger`]), then those agents call
 /// first (shorter paths first, and one of each group before a second of any),
 /// then the first command of each group not yet in it, then every command the
 /// survey flagged, each in listed order. Indices into `commands`, each with why.
