@@ -182,6 +182,8 @@ struct Pool<'p> {
     /// Runs not yet ended, per plan.
     outstanding: Vec<usize>,
     ready: VecDeque<RunKey>,
+    /// Ready runs whose record exists already ([`Made`]): handed over, not started.
+    made: VecDeque<RunKey>,
     /// The specs of derived runs, completed when they became ready.
     derived: Vec<Vec<Option<RunSpec>>>,
     /// Each plan's manifest run's `data`, read once, when the first run derived
@@ -194,6 +196,7 @@ impl<'p> Pool<'p> {
         let mut waiting = Vec::new();
         let mut dependents = Vec::new();
         let mut ready = VecDeque::new();
+        let mut made = VecDeque::new();
         for (p, plan) in plans.iter().enumerate() {
             let count = plan.runs.len();
             let mut plan_waiting = vec![0usize; count];
@@ -204,7 +207,12 @@ impl<'p> Pool<'p> {
                     plan_waiting[index] += 1;
                 }
             }
-            ready.extend((0..count).filter(|&i| plan_waiting[i] == 0).map(|i| (p, i)));
+            for index in (0..count).filter(|&i| plan_waiting[i] == 0) {
+                match plan.runs[index].made {
+                    Some(_) => made.push_back((p, index)),
+                    None => ready.push_back((p, index)),
+                }
+            }
             waiting.push(plan_waiting);
             dependents.push(plan_dependents);
         }
@@ -218,6 +226,7 @@ impl<'p> Pool<'p> {
             dependents,
             outstanding: plans.iter().map(|plan| plan.runs.len()).collect(),
             ready,
+            made,
             derived: plans
                 .iter()
                 .map(|plan| vec![None; plan.runs.len()])
@@ -267,14 +276,7 @@ impl<'p> Pool<'p> {
     /// without a job slot: a run made before the plan, or the same run as one of
     /// the plan that has finished; and so on for the runs that releases.
     fn settle_made(&mut self, on: &mut impl FnMut(Progress<'_>)) {
-        while let Some(at) = self
-            .ready
-            .iter()
-            .position(|&(p, index)| self.plans[p].runs[index].made.is_some())
-        {
-            let Some(key) = self.ready.remove(at) else {
-                return;
-            };
+        while let Some(key) = self.made.pop_front() {
             let (p, index) = key;
             let record = match &self.plans[p].runs[index].made {
                 _ if self.gated(key) => None,
@@ -308,7 +310,10 @@ impl<'p> Pool<'p> {
         for &next in &self.dependents[p][index] {
             self.waiting[p][next] -= 1;
             if self.waiting[p][next] == 0 {
-                self.ready.push_back((p, next));
+                match self.plans[p].runs[next].made {
+                    Some(_) => self.made.push_back((p, next)),
+                    None => self.ready.push_back((p, next)),
+                }
             }
         }
         if self.outstanding[p] == 0 {
@@ -396,10 +401,18 @@ pub(crate) fn execute(
         if pool.done() {
             break;
         }
-        if executor.in_flight() == 0 && pool.ready.is_empty() && starved_runs.is_empty() {
+        if executor.in_flight() == 0
+            && pool.ready.is_empty()
+            && pool.made.is_empty()
+            && starved_runs.is_empty()
+        {
             // Nothing runs and nothing can start: only a dependency cycle, which
             // the planner never makes. Do not wait forever on it.
             break;
+        }
+        if !pool.made.is_empty() {
+            // Released by runs just finished as not made: handed over first.
+            continue;
         }
         for (key, mut record) in executor.wait() {
             if again.as_ref().is_some_and(|(k, _)| *k == key) {
